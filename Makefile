@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+#   make                 build xcma.ko against KDIR
+#   make check           every test layer, ends with "N passed, N failed"
+#   make demo            what xcma does today, on Debian's 6.1 kernel in QEMU
+#   make model|mutants   the lifecycle model checker and its mutants
+#   make unit            userspace tests of the C++ library (ASan+UBSan)
+#   make vm KERNEL=6.1|6.12|kunit CMD='...'   your own command in the VM
+#   make kernel          build (once) and print the cached KUnit kernel
+#
+# KDIR defaults to the running kernel's build tree; XCMA_SIDE_BY_SIDE=1
+# exports the API as xcma_* for use next to the in-tree rdma_cm.
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KERNEL ?= 6.1
+CMD ?= rdma link show; cat /proc/modules
+PAHOLE := MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14"
+
+all: modules
+
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): set KDIR="; exit 1; }
+	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" $(PAHOLE) modules
+
+deps:
+	scripts/deps.sh
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+unit tsan model mutants diagram:
+	$(MAKE) -C tests $@
+
+kernel:
+	scripts/kunit-kernel.sh
+
+vm:
+	scripts/vm.sh -k "$(KERNEL)" -- '$(CMD)'
+
+clean:
+	rm -rf build
+	-$(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean 2>/dev/null
+
+.PHONY: all modules deps check demo unit tsan model mutants diagram kernel vm clean

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * xcma: an RDMA connection manager whose id lifecycle is safe against
+ * device hot-removal. Module init and exit only.
+ */
+#include <linux/module.h>
+
+#include "xcma.h"
+
+static int __init xcma_init(void)
+{
+	int ret;
+
+	ret = xcma_device_init();
+	if (ret)
+		return ret;
+	pr_info("xcma: loaded (%s mode)\n", XCMA_MODE_NAME);
+	return 0;
+}
+
+static void __exit xcma_exit(void)
+{
+	xcma_device_exit();
+	pr_info("xcma: unloaded\n");
+}
+
+module_init(xcma_init);
+module_exit(xcma_exit);
+
+MODULE_AUTHOR("xcma developers");
+MODULE_DESCRIPTION("RDMA connection manager safe against device hot-removal");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_SOFTDEP("pre: ib_uverbs");

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Build xcma.ko (and, for the KUnit kernel, xcma_kunit.ko) for one of the
+# kernels of scripts/kernels.sh, in build/mod/<kernel>[-sbs] so that builds
+# for different kernels never share objects. Prints the path of xcma.ko.
+#
+#   scripts/build-module.sh 6.1|6.12|kunit [sbs]
+# Warnings are errors here: any line from the compiler, objtool or modpost
+# that is not Kbuild's own progress output fails the build.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$1 mode=${2:-dropin}
+eval "$("$top/scripts/kernels.sh" "$kernel")"
+out=$top/build/mod/$KTAG${mode/dropin/}
+[ "$mode" = sbs ] && out=$top/build/mod/$KTAG-sbs
+mkdir -p "$out"
+rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
+	--exclude='.tmp*' --exclude='*.d' \
+	--include='/Kbuild' --include='/cma/***' --include='/include/***' \
+	--include='/tests/' --include='/tests/kunit/***' --exclude='*' \
+	"$top/" "$out/"
+
+args=(-C "$KDIR" M="$out" W=1)
+[ "$kernel" = kunit ] && args+=(XCMA_KUNIT=1 CC="ccache gcc")
+[ "$mode" = sbs ] && args+=(XCMA_SIDE_BY_SIDE=1)
+# pahole cannot read C++ DWARF: keep the C++ units out of module BTF
+args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14")
+export CCACHE_DIR=${XCMA_CACHE:-/var/cache/xcma}/ccache
+
+if ! make "${args[@]}" -j"$(nproc)" >"$out/build.log" 2>&1; then
+	cat "$out/build.log" >&2
+	echo "build-module: FAILED for $KTAG" >&2
+	exit 1
+fi
+noise=$(grep -vE '^(make(\[[0-9]+\])?: (Entering|Leaving) directory|  [A-Z0-9_]+ +(\[M\] +)?[^ ]+$|Skipping BTF generation)' "$out/build.log" || true)
+if [ -n "$noise" ]; then
+	echo "$noise" >&2
+	echo "build-module: warnings for $KTAG (treated as errors)" >&2
+	exit 1
+fi
+echo "$out/xcma.ko"

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# make check: every test layer of xcma, in order of cost. Each layer adds
+# "PASS <name>" / "FAIL <name>" lines to build/results/<layer>.txt; the last
+# line printed is the total over all of them: "N passed, N failed".
+#
+#   XCMA_LAYERS="unit model ..."   run only these layers (default: all)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+res=build/results
+rm -rf "$res" && mkdir -p "$res" build/logs
+layers=${XCMA_LAYERS:-deps userspace model mutants build style kunit harness stock}
+t0=$(date +%s)
+
+record() { echo "$1 $2" >>"$res/$layer.txt"; echo "  $1 $2"; }
+# run NAME CMD...: one case whose verdict is the command's status
+run() {
+	local name=$1; shift
+	if "$@" >"build/logs/$name.log" 2>&1; then
+		record PASS "$name"
+	else
+		record FAIL "$name"
+		sed 's/^/    | /' "build/logs/$name.log" | tail -40
+	fi
+}
+# gtest text output -> one line per test
+gtest_cases() {
+	sed -nE 's/^\[ +OK +\] ([^ ]+).*/PASS gtest\/\1/p; s/^\[  FAILED  \] ([^ ]+) \(.*/FAIL gtest\/\1/p' "$1"
+}
+
+for layer in $layers; do
+	ls0=$(date +%s)
+	echo "== $layer"
+	case $layer in
+	deps)
+		run deps scripts/deps.sh
+		;;
+	userspace)
+		make -C tests unit >build/logs/unit.log 2>&1
+		urc=$?
+		gtest_cases build/logs/unit.log | tee -a "$res/$layer.txt" | grep '^FAIL' | sed 's/^/  /'
+		grep -q '^PASS' "$res/$layer.txt" 2>/dev/null || { record FAIL "gtest/ran-no-test"; tail -30 build/logs/unit.log; }
+		[ $urc = 0 ] || { record FAIL "gtest/exit-status"; tail -30 build/logs/unit.log; }
+		make -C tests tsan >build/logs/tsan.log 2>&1
+		trc=$?
+		gtest_cases build/logs/tsan.log | sed 's|gtest/|tsan/|' | tee -a "$res/$layer.txt" | grep '^FAIL' | sed 's/^/  /'
+		[ $trc = 0 ] || { record FAIL "tsan/exit-status"; tail -30 build/logs/tsan.log; }
+		echo "  $(grep -c '^PASS' "$res/$layer.txt") userspace cases passed"
+		;;
+	model)
+		make -s -C tests model >build/logs/model.log 2>&1
+		mrc=$?
+		cat build/logs/model.log | grep -E '^(scenario|model):' | sed 's/^/  /'
+		sed -nE 's/^scenario ([^:]+): .* ([0-9]+) violations$/\1 \2/p' build/logs/model.log |
+			while read -r s v; do [ "$v" = 0 ] && record PASS "model/$s" || record FAIL "model/$s"; done
+		grep -q '^scenario' build/logs/model.log || record FAIL model/ran-no-scenario
+		[ $mrc = 0 ] || record FAIL model/exit-status
+		;;
+	mutants)
+		make -s -C tests mutants >build/logs/mutants.log 2>&1
+		mrc=$?
+		grep -E '^mutants?[ :]' build/logs/mutants.log | sed 's/^/  /'
+		sed -nE 's/^mutant ([^:]+): caught by.*/\1/p' build/logs/mutants.log | while read -r m; do record PASS "mutant/$m"; done
+		sed -nE 's/^mutant ([^:]+): MISSED.*/\1/p' build/logs/mutants.log | while read -r m; do record FAIL "mutant/$m"; done
+		grep -q '^mutant ' build/logs/mutants.log || record FAIL mutants/ran-no-mutant
+		[ $mrc = 0 ] || record FAIL mutants/exit-status
+		;;
+	build)
+		for k in 6.1 6.12; do
+			run "build/$k-dropin" scripts/build-module.sh $k
+			run "build/$k-side-by-side" scripts/build-module.sh $k sbs
+		done
+		;;
+	style)
+		run style/checkpatch scripts/lint.sh checkpatch
+		run style/sparse scripts/lint.sh sparse
+		run style/no-c-state-writes scripts/lint.sh state-writes
+		;;
+	kunit)
+		log=build/vm/kunit.log
+		scripts/vm.sh -q -k kunit -o "$log" -f build/mod/kunit/tests/kunit/xcma_kunit.ko \
+			-- 'insmod xcma_kunit.ko' 2>build/logs/kunit-vm.log
+		vrc=$?
+		cat build/logs/kunit-vm.log | sed 's/^/  /'
+		python3 scripts/ktap.py "$log" >build/logs/ktap.txt
+		cat build/logs/ktap.txt >>"$res/$layer.txt"
+		grep -c . build/logs/ktap.txt | sed 's/^/  KUnit cases: /'
+		grep -v '^PASS' build/logs/ktap.txt | sed 's/^/  /'
+		[ $vrc = 0 ] && record PASS vm/kunit-clean-console || record FAIL vm/kunit-clean-console
+		;;
+	harness)
+		# The harness must fail a run that WARNs, whatever the command said.
+		scripts/vm.sh -q -k kunit -o build/vm/kunit-planted-warn.log \
+			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
+			-- 'insmod xcma_kunit.ko plant_warn=1' 2>build/logs/harness.log
+		vrc=$?
+		sed 's/^/  /' build/logs/harness.log
+		if [ $vrc != 0 ] && grep -q 'kernel reported a problem' build/logs/harness.log &&
+			grep -q 'WARNING:' build/vm/kunit-planted-warn.log; then
+			record PASS harness/planted-warn-fails-the-run
+		else
+			record FAIL harness/planted-warn-fails-the-run
+		fi
+		;;
+	stock)
+		for k in 6.1 6.12; do
+			run "stock/$k-smoke" scripts/vm.sh -q -k $k -o build/vm/stock-$k.log -f scripts/smoke.sh -- \
+				'sh /xcma/smoke.sh'
+		done
+		;;
+	*) echo "check: unknown layer $layer"; exit 2 ;;
+	esac
+	echo "   ($(( $(date +%s) - ls0 )) s)"
+done
+
+cat "$res"/*.txt >build/results/all 2>/dev/null
+pass=$(grep -c '^PASS' build/results/all)
+fail=$(grep -c '^FAIL' build/results/all)
+skip=$(grep -c '^SKIP' build/results/all)
+echo "== total $(( $(date +%s) - t0 )) s; results in $res/"
+grep '^FAIL' build/results/all | sed 's/^/  /'
+if [ "$skip" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Style and static checks of the module's C code.
+#   scripts/lint.sh checkpatch    the kernel's checkpatch.pl, --strict
+#   scripts/lint.sh sparse        sparse over every C file (6.12 headers)
+#   scripts/lint.sh state-writes  no C file writes an id or device state:
+#                                 every change goes through the C++ table
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+cache=${XCMA_CACHE:-/var/cache/xcma}
+c_files=$(git ls-files 'cma/*.c' 'cma/*.h' 'include/*.h' 'tests/kunit/*.c' 'tests/kunit/*.h' 2>/dev/null ||
+	find cma include tests/kunit -name '*.[ch]' -not -path '*/fsm/*')
+
+source_tree() {
+	local v src
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	src=$cache/src/linux-source-$v
+	if [ ! -f "$src/.extracted" ]; then
+		mkdir -p "$src"
+		tar -xf /usr/src/linux-source-6.12.tar.xz -C "$src" --strip-components=1
+		touch "$src/.extracted"
+	fi
+	echo "$src"
+}
+
+case "${1:-}" in
+checkpatch)
+	src=$(source_tree)
+	# C++ follows the kernel layout but is not kernel C: checkpatch would
+	# flag its syntax, so it sees only the C files and C headers.
+	"$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,EXPORT_SYMBOL_GPL \
+		-f $c_files
+	;;
+sparse)
+	eval "$(scripts/kernels.sh 6.12)"
+	out=$top/build/sparse
+	rm -rf "$out" && mkdir -p "$out"
+	rsync -a --include='/Kbuild' --include='/cma/***' --include='/include/***' \
+		--include='/tests/' --include='/tests/kunit/***' --exclude='*' "$top/" "$out/"
+	make -C "$KDIR" M="$out" C=2 CHECK="sparse -Wsparse-error" \
+		MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" \
+		>"$out/sparse.log" 2>&1 || { cat "$out/sparse.log"; exit 1; }
+	if grep -E ': (warning|error):' "$out/sparse.log"; then exit 1; fi
+	echo "sparse: clean ($(grep -c ' CHECK ' "$out/sparse.log") files)"
+	;;
+state-writes)
+	# a C assignment to a field called state (== and != are comparisons)
+	if grep -nE '(->|\.)state[[:space:]]*=[^=]' $c_files; then
+		echo "direct state writes in C: use the lifecycle library" >&2
+		exit 1
+	fi
+	echo "no direct state writes in C"
+	;;
+*) echo "usage: lint.sh checkpatch|sparse|state-writes" >&2; exit 2 ;;
+esac

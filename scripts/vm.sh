@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Boot a kernel under QEMU (TCG) with a busybox initramfs, a virtio NIC with
+# IPv4/IPv6 addresses, Soft-RoCE (rxe0 on eth0) and xcma loaded, run one
+# shell command inside, and return its exit status. The run fails, whatever
+# the command returned, if the console shows a kernel warning, BUG, oops,
+# lockdep/KASAN/kmemleak/UBSAN report, hung task or stall.
+#
+#   scripts/vm.sh [options] [--] 'command'
+#     -k, --kernel 6.1|6.12|kunit   which kernel (default 6.1, Debian stock)
+#     -f, --file PATH               copy PATH into the VM's /xcma (repeatable)
+#     -p, --params 'k=v ...'        xcma.ko module parameters
+#     -o, --log FILE                console log (default build/vm/<kernel>.log)
+#     -t, --timeout SEC             give up after SEC seconds (default 900)
+#     -q, --quiet                   no console on stdout, only the verdict
+#     --no-xcma                     do not load xcma.ko
+#     --preload 'mod ...'           modprobe these before rxe (e.g. rdma_cm)
+#
+# Files copied with -f land in /xcma, the command's working directory.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=6.1 files=() params= log= timeout=900 quiet=0 load=1 preload=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-k | --kernel) kernel=$2; shift 2 ;;
+	-f | --file) files+=("$2"); shift 2 ;;
+	-p | --params) params=$2; shift 2 ;;
+	-o | --log) log=$2; shift 2 ;;
+	-t | --timeout) timeout=$2; shift 2 ;;
+	-q | --quiet) quiet=1; shift ;;
+	--no-xcma) load=0; shift ;;
+	--preload) preload=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+cmd=${*:-true}
+
+eval "$("$top/scripts/kernels.sh" "$kernel")"	# KDIR KIMAGE KMODS KVER KTAG
+log=${log:-$top/build/vm/$KTAG.log}
+mkdir -p "$(dirname "$log")"
+
+if [ $load = 1 ]; then
+	xcma_ko=$("$top/scripts/build-module.sh" "$kernel")
+	files=("$xcma_ko" "${files[@]}")
+fi
+
+stage=$(mktemp -d /tmp/xcma-vm.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,sbin,usr/sbin,xcma,lib/modules}
+
+# busybox, iproute2 and what they link against; iproute2 goes to
+# /usr/sbin in the VM (busybox has applets of the same names in /bin)
+cp /bin/busybox "$stage/bin/busybox"
+for b in ip rdma ${XCMA_VM_BINS:-}; do
+	src=$(command -v "$b") || { echo "vm.sh: $b not found" >&2; exit 1; }
+	cp -L "$src" "$stage/usr/sbin/$(basename "$b")"
+	ldd "$src" | grep -o '/[^ ]*' | while read -r lib; do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+done
+
+# the module closure of what the VM loads, with a fresh modules.dep
+mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $preload"
+mkdir -p "$stage/lib/modules/$KVER"
+modprobe -d "$KMODS" -S "$KVER" -a --show-depends $mods 2>/dev/null |
+	awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do
+	rel=${ko#"$KMODS"/lib/modules/"$KVER"/}
+	mkdir -p "$stage/lib/modules/$KVER/$(dirname "$rel")"
+	cp "$ko" "$stage/lib/modules/$KVER/$rel"
+done
+cp "$KMODS/lib/modules/$KVER"/modules.{order,builtin,builtin.modinfo} \
+	"$stage/lib/modules/$KVER/" 2>/dev/null || true
+depmod -b "$stage" "$KVER"
+
+for f in "${files[@]}"; do cp "$f" "$stage/xcma/"; done
+cp "$top/scripts/vm-init.sh" "$stage/init"
+chmod +x "$stage/init"
+# virtio_pci and virtio_net are modules in Debian's 6.1; built in elsewhere
+pre="virtio_pci virtio_net $preload"
+{
+	printf 'XCMA_CMD=%q\n' "$cmd"
+	printf 'XCMA_PARAMS=%q\n' "$params"
+	printf 'XCMA_LOAD=%q\n' "$load"
+	printf 'XCMA_PRELOAD=%q\n' "$pre"
+	printf 'XCMA_IP4=%q\nXCMA_IP6=%q\n' 10.99.0.1 fd00:99::1
+} >"$stage/xcma/vm.conf"
+(cd "$stage" && find . | cpio -o -H newc --quiet) >"$stage.cpio"
+trap 'rm -rf "$stage" "$stage.cpio"' EXIT
+
+append="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on"
+[ "$kernel" = kunit ] && append="$append kmemleak=on"
+# The NIC sits alone on a QEMU hub: frames go nowhere, the guest talks only
+# to itself, which is all Soft-RoCE loopback needs.
+qemu=(qemu-system-x86_64 -m 2G -smp 2 -no-reboot -display none -monitor none
+	-serial stdio -kernel "$KIMAGE" -initrd "$stage.cpio" -append "$append"
+	-netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0)
+
+start=$(date +%s.%N)
+set +e
+if [ $quiet = 1 ]; then
+	timeout "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+else
+	timeout "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee "$log"
+fi
+qrc=${PIPESTATUS[0]}
+set -e
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+
+verdict() {
+	printf 'vm: %s on %s in %.1f s (log %s)\n' "$1" "$KTAG" "$secs" "$log" >&2
+	exit "$2"
+}
+[ "$qrc" = 124 ] && verdict "FAIL: timeout after $timeout s" 1
+bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|Call Trace:|'
+bad+='INFO: task .* blocked for more than|inconsistent lock state|'
+bad+='possible (circular|recursive) locking|unreferenced object|'
+bad+='kmemleak: leaks found|UBSAN:|ODEBUG:|rcu.*detected stall|'
+bad+='soft lockup|corruption'
+if hits=$(grep -aE "$bad" "$log" | grep -v 'XCMA-VM: command:' | head -5) &&
+	[ -n "$hits" ]; then
+	echo "$hits" | sed 's/^/vm: kernel: /' >&2
+	verdict "FAIL: kernel reported a problem" 1
+fi
+grep -aq 'XCMA-VM: done' "$log" || verdict "FAIL: VM did not finish (qemu rc $qrc)" 1
+if grep -aqE 'XCMA-VM: (step failed|rmmod .* failed)' "$log"; then
+	grep -aE 'XCMA-VM: (step failed|rmmod .* failed)' "$log" | sed 's/^/vm: /' >&2
+	verdict "FAIL: harness step failed" 1
+fi
+rc=$(grep -a 'XCMA-VM: command exit status' "$log" | tail -1 | tr -dc '0-9')
+[ "$rc" = 0 ] || verdict "FAIL: command exit status $rc" "$rc"
+verdict "ok" 0

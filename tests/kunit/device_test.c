@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * xcma_device: the ib_client sees the Soft-RoCE device that the VM set up
+ * (rxe0 on eth0), sees it go when the link is deleted, releases it, and
+ * sees it again when the link is re-added. The cases run in order.
+ */
+#include <kunit/test.h>
+#include <linux/bug.h>
+#include <linux/module.h>
+#include <linux/umh.h>
+#include <rdma/rdma_cm.h>
+
+#include "../../cma/xcma.h"
+#include "xcma_kunit.h"
+
+static bool plant_warn;
+module_param(plant_warn, bool, 0444);
+MODULE_PARM_DESC(plant_warn,
+		 "harness self-test: make one case WARN, the VM run must fail");
+
+/* 0 of enum rdma_cm_state has no meaning for devices; see cma/device.c */
+#define DEV_ACTIVE 1
+
+/**
+ * xcma_kunit_run - run a command of the VM's userspace and wait for it
+ * @test: the case, for its log
+ * @cmdline: "/path arg ..." split on spaces, at most 15 words
+ *
+ * Return: the command's exit status, or a negative errno if it could not
+ * be started.
+ */
+int xcma_kunit_run(struct kunit *test, const char *cmdline)
+{
+	static char *envp[] = { "HOME=/", "PATH=/bin:/sbin:/usr/bin:/usr/sbin",
+				NULL };
+	char *argv[16], *buf, *p;
+	int argc = 0, ret;
+
+	buf = kunit_kstrdup(test, cmdline, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (p = strsep(&buf, " "); p && argc < 15; p = strsep(&buf, " "))
+		if (*p)
+			argv[argc++] = p;
+	argv[argc] = NULL;
+	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	kunit_info(test, "'%s' -> %d", cmdline, ret);
+	return ret > 0 ? (ret >> 8) & 0xff : ret;
+}
+EXPORT_SYMBOL_GPL(xcma_kunit_run);
+
+static void client_saw_rxe0(struct kunit *test)
+{
+	struct xcma_device_counters c;
+	unsigned int holders;
+	int state;
+
+	KUNIT_ASSERT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
+	KUNIT_EXPECT_EQ(test, state, DEV_ACTIVE);
+	KUNIT_EXPECT_EQ(test, holders, 0U);
+	xcma_device_get_counters(&c);
+	KUNIT_EXPECT_GE(test, c.added, 1U);
+	KUNIT_EXPECT_EQ(test, c.live, c.added - c.removed);
+}
+
+static void link_delete_removes_device(struct kunit *test)
+{
+	struct xcma_device_counters before, after;
+	unsigned int holders;
+	int state;
+
+	xcma_device_get_counters(&before);
+	KUNIT_ASSERT_EQ(test, xcma_kunit_run(test, "/usr/sbin/rdma link delete rxe0"), 0);
+	xcma_device_get_counters(&after);
+	/* .remove has returned once the netlink call returns */
+	KUNIT_EXPECT_EQ(test, xcma_device_query("rxe0", &state, &holders), -ENODEV);
+	KUNIT_EXPECT_EQ(test, after.removed, before.removed + 1);
+	KUNIT_EXPECT_EQ(test, after.live, before.live - 1);
+	KUNIT_EXPECT_EQ(test, after.added, before.added);
+}
+
+static void link_readd_is_seen(struct kunit *test)
+{
+	struct xcma_device_counters before, after;
+	unsigned int holders;
+	int state;
+
+	xcma_device_get_counters(&before);
+	KUNIT_ASSERT_EQ(test, xcma_kunit_run(test,
+		"/usr/sbin/rdma link add rxe0 type rxe netdev eth0"), 0);
+	xcma_device_get_counters(&after);
+	KUNIT_ASSERT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
+	KUNIT_EXPECT_EQ(test, state, DEV_ACTIVE);
+	KUNIT_EXPECT_EQ(test, after.added, before.added + 1);
+	KUNIT_EXPECT_EQ(test, after.live, before.live + 1);
+}
+
+static void unknown_device_is_enodev(struct kunit *test)
+{
+	unsigned int holders;
+	int state;
+
+	KUNIT_EXPECT_EQ(test, xcma_device_query("nosuchdev", &state, &holders), -ENODEV);
+}
+
+/* The harness must fail a run whose console shows a WARN. */
+static void planted_warning(struct kunit *test)
+{
+	if (!plant_warn)
+		kunit_skip(test, "plant_warn=0");
+	WARN_ON(1);
+}
+
+struct event_msg_case {
+	const char *name;
+	int event;
+	const char *msg;
+};
+
+static const struct event_msg_case event_msg_cases[] = {
+	{ "addr_resolved", RDMA_CM_EVENT_ADDR_RESOLVED, "address resolved" },
+	{ "route_resolved", RDMA_CM_EVENT_ROUTE_RESOLVED, "route resolved " },
+	{ "connect_request", RDMA_CM_EVENT_CONNECT_REQUEST, "connect request" },
+	{ "established", RDMA_CM_EVENT_ESTABLISHED, "established" },
+	{ "device_removal", RDMA_CM_EVENT_DEVICE_REMOVAL, "device removal" },
+	{ "timewait_exit", RDMA_CM_EVENT_TIMEWAIT_EXIT, "timewait exit" },
+	{ "past_the_enum", RDMA_CM_EVENT_TIMEWAIT_EXIT + 1, "unrecognized event" },
+	{ "negative", -1, "unrecognized event" },
+};
+
+static void event_msg_desc(const struct event_msg_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(event_msg, event_msg_cases, event_msg_desc);
+
+static void event_msg_strings(struct kunit *test)
+{
+	const struct event_msg_case *c = test->param_value;
+
+	KUNIT_EXPECT_STREQ(test, rdma_event_msg(c->event), c->msg);
+}
+
+static struct kunit_case device_cases[] = {
+	KUNIT_CASE(client_saw_rxe0),
+	KUNIT_CASE(unknown_device_is_enodev),
+	KUNIT_CASE(link_delete_removes_device),
+	KUNIT_CASE(link_readd_is_seen),
+	KUNIT_CASE_PARAM(event_msg_strings, event_msg_gen_params),
+	KUNIT_CASE(planted_warning),
+	{}
+};
+
+static struct kunit_suite device_suite = {
+	.name = "xcma_device",
+	.test_cases = device_cases,
+};
+kunit_test_suite(device_suite);
