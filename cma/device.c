@@ -42,12 +42,18 @@ static struct ib_client xcma_client;
 static int add_one(struct ib_device *ibdev)
 {
 	struct xcma_device *dev;
+	int ret;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
-	xcma_life_dev_init(&dev->life);
+	/* visible to wildcard listeners from here; on error already removed */
+	ret = xcma_life_dev_init(&dev->life);
+	if (ret) {
+		kfree(dev);
+		return ret;
+	}
 
 	mutex_lock(&devices_lock);
 	list_add_tail(&dev->list, &devices);
@@ -102,7 +108,7 @@ EXPORT_SYMBOL_NS_GPL(xcma_device_get_counters, XCMA_INTERNAL);
 /**
  * xcma_device_query - lifecycle state of a device xcma knows by name
  * @name: the ib_device's name, e.g. "rxe0"
- * @state: its state (enum xcma_dev_state of include/xcma/fsm.h)
+ * @state: its state (enum xcma_dev_state of xcma/fsm.h)
  * @holders: how many ids hold it
  *
  * Return: 0, or -ENODEV if no such device is recorded.

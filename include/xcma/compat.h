@@ -8,13 +8,6 @@
 #ifndef XCMA_COMPAT_H
 #define XCMA_COMPAT_H
 
-/* ib_sa_path_rec_get() callback: record count is int in 6.1. */
-#ifdef XCMA_HAVE_SA_PATH_UINT_COUNT
-typedef unsigned int xcma_sa_path_count_t;
-#else
-typedef int xcma_sa_path_count_t;
-#endif
-
 /* 6.12 dropped RDMA_PRIMARY_PATH_MAX_REC_NUM along with alternate paths. */
 #ifdef XCMA_HAVE_PATH_MAX_REC_NUM
 #define XCMA_PATH_REC_NUM RDMA_PRIMARY_PATH_MAX_REC_NUM

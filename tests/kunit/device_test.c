@@ -11,6 +11,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/xcma.h"
+#include "xcma/fsm.h"
 #include "xcma_kunit.h"
 
 static bool plant_warn;
@@ -18,8 +19,6 @@ module_param(plant_warn, bool, 0444);
 MODULE_PARM_DESC(plant_warn,
 		 "harness self-test: make one case WARN, the VM run must fail");
 
-/* 0 of enum rdma_cm_state has no meaning for devices; see cma/device.c */
-#define DEV_ACTIVE 1
 
 /**
  * xcma_kunit_run - run a command of the VM's userspace and wait for it
@@ -31,8 +30,8 @@ MODULE_PARM_DESC(plant_warn,
  */
 int xcma_kunit_run(struct kunit *test, const char *cmdline)
 {
-	static char *envp[] = { "HOME=/", "PATH=/bin:/sbin:/usr/bin:/usr/sbin",
-				NULL };
+	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
+	char *envp[3] = { home, path, NULL };
 	char *argv[16], *buf, *p;
 	int argc = 0, ret;
 
@@ -56,7 +55,7 @@ static void client_saw_rxe0(struct kunit *test)
 	int state;
 
 	KUNIT_ASSERT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
-	KUNIT_EXPECT_EQ(test, state, DEV_ACTIVE);
+	KUNIT_EXPECT_EQ(test, state, XCMA_DEV_ACTIVE);
 	KUNIT_EXPECT_EQ(test, holders, 0U);
 	xcma_device_get_counters(&c);
 	KUNIT_EXPECT_GE(test, c.added, 1U);
@@ -86,11 +85,12 @@ static void link_readd_is_seen(struct kunit *test)
 	int state;
 
 	xcma_device_get_counters(&before);
-	KUNIT_ASSERT_EQ(test, xcma_kunit_run(test,
-		"/usr/sbin/rdma link add rxe0 type rxe netdev eth0"), 0);
+	KUNIT_ASSERT_EQ(test,
+			xcma_kunit_run(test, "/usr/sbin/rdma link add rxe0 type rxe netdev eth0"),
+			0);
 	xcma_device_get_counters(&after);
 	KUNIT_ASSERT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
-	KUNIT_EXPECT_EQ(test, state, DEV_ACTIVE);
+	KUNIT_EXPECT_EQ(test, state, XCMA_DEV_ACTIVE);
 	KUNIT_EXPECT_EQ(test, after.added, before.added + 1);
 	KUNIT_EXPECT_EQ(test, after.live, before.live + 1);
 }
@@ -132,6 +132,7 @@ static void event_msg_desc(const struct event_msg_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(event_msg, event_msg_cases, event_msg_desc);
 
 static void event_msg_strings(struct kunit *test)
@@ -155,4 +156,5 @@ static struct kunit_suite device_suite = {
 	.name = "xcma_device",
 	.test_cases = device_cases,
 };
+
 kunit_test_suite(device_suite);

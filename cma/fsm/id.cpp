@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The id side of the lifecycle protocol: transitions, event delivery under
+ * the handler lock, destroy (by the user and by a callback's return),
+ * reference counting and the destroyer's wait.
+ */
+#include "protocol.hpp"
+
+namespace xcma::fsm
+{
+
+Step apply(xcma_fsm_id *id, u32 event)
+{
+	xcma_plat_id_lock(id);
+	Step s = lookup(id->state, event);
+	if (s.ok())
+		id->state = s.next;
+	xcma_plat_id_unlock(id);
+	return s;
+}
+
+u32 read_state(xcma_fsm_id *id)
+{
+	xcma_plat_id_lock(id);
+	u32 state = id->state;
+	xcma_plat_id_unlock(id);
+	return state;
+}
+
+/*
+ * The last put wakes the destroyer with the id lock held, and the
+ * destroyer reads the count under the same lock: so it cannot see zero,
+ * free the id, and have this wake-up touch freed memory.
+ */
+void id_put(xcma_fsm_id *id)
+{
+	if (xcma_plat_id_put_and_lock(id)) {
+		xcma_plat_id_wake(id);
+		xcma_plat_id_unlock(id);
+	}
+}
+
+namespace
+{
+
+bool unreferenced(xcma_fsm_id *id)
+{
+	xcma_plat_id_lock(id);
+	bool done = xcma_plat_id_refs(id) == 0;
+	xcma_plat_id_unlock(id);
+	return done;
+}
+
+/* wait_event() style: on the queue first, then test, then sleep */
+void wait_unreferenced(xcma_fsm_id *id)
+{
+	for (;;) {
+		xcma_plat_id_wait_prepare(id);
+		if (unreferenced(id))
+			break;
+		xcma_plat_id_wait_sleep(id);
+	}
+	xcma_plat_id_wait_finish(id);
+}
+
+/*
+ * After the fence: cancel what was pending (once, with the state the id
+ * had), let go of the device, drop the creation reference, wait for every
+ * other holder (event sources, the remover, children), then hand the id
+ * back to its owner.
+ */
+void finish_destroy(xcma_fsm_id *id, u32 cancel_state)
+{
+	cancel_listens(id);
+	if (cancel_state != XCMA_FSM_NO_STATE)
+		xcma_plat_id_cancel(id, cancel_state);
+	release_dev(id);
+	id_put(id);
+	wait_unreferenced(id);
+
+	xcma_fsm_id *parent = id->parent;
+	xcma_plat_id_free(id);
+	if (parent)
+		id_put(parent);
+}
+
+} /* namespace */
+
+/*
+ * Setting DESTROYING under the handler lock is the fence against every
+ * later callback: each delivery path re-checks the state under that lock.
+ * A callback running now holds the lock, so this waits for it.
+ *
+ * Destroy racing removal: if the remover got here first the id is in
+ * DEVICE_REMOVAL and the remover cancels the operation itself after its
+ * callback (it holds a reference, so the id outlives that); if the destroy
+ * got here first the remover sees DESTROYING and does nothing.
+ */
+Status destroy_handler_unlock(xcma_fsm_id *id, u32 removal_prev)
+{
+	Step s = apply(id, XCMA_EV_DESTROY);
+
+	xcma_plat_id_handler_unlock(id);
+	if (!s.ok()) {
+		xcma_plat_bug("xcma: id destroyed twice");
+		return { s.err };
+	}
+	finish_destroy(id, s.prev == XCMA_FSM_DEVICE_REMOVAL ? removal_prev :
+							       s.prev);
+	return { 0 };
+}
+
+void destroy_live_handler_unlock(xcma_fsm_id *id, u32 removal_prev)
+{
+	Status st = destroy_handler_unlock(id, removal_prev);
+
+	if (!st.ok())
+		xcma_plat_bug("xcma: live id was already destroyed");
+}
+
+} /* namespace xcma::fsm */
+
+using namespace xcma::fsm;
+
+extern "C" void xcma_fsm_ctx_init(xcma_fsm_ctx *ctx)
+{
+	list_init(&ctx->devs);
+	list_init(&ctx->listeners);
+}
+
+extern "C" int xcma_fsm_ctx_idle(xcma_fsm_ctx *ctx)
+{
+	xcma_plat_ctx_lock(ctx);
+	bool idle = list_empty(&ctx->devs) && list_empty(&ctx->listeners);
+	xcma_plat_ctx_unlock(ctx);
+	return idle;
+}
+
+extern "C" void xcma_fsm_id_init(xcma_fsm_id *id, xcma_fsm_ctx *ctx)
+{
+	id->ctx = ctx;
+	id->state = XCMA_FSM_IDLE;
+	id->flags = 0;
+	id->dev = nullptr;
+	list_init(&id->dev_item);
+	id->parent = nullptr;
+	list_init(&id->children);
+	list_init(&id->child_item);
+	list_init(&id->listen_item);
+}
+
+extern "C" unsigned int xcma_fsm_id_state(xcma_fsm_id *id)
+{
+	return read_state(id);
+}
+
+extern "C" int xcma_fsm_id_transition(xcma_fsm_id *id, unsigned int event)
+{
+	const Rule *r = rule_of(event);
+
+	if (!r || r->kind != XCMA_EVK_OPERATION)
+		return -XCMA_EINVAL;
+	if (r->needs_handler && !xcma_plat_id_handler_held(id)) {
+		xcma_plat_bug("xcma: transition needs the handler lock");
+		return -XCMA_EINVAL;
+	}
+	return apply(id, event).err;
+}
+
+extern "C" void xcma_fsm_id_get(xcma_fsm_id *id)
+{
+	xcma_plat_id_get(id);
+}
+
+extern "C" void xcma_fsm_id_put(xcma_fsm_id *id)
+{
+	id_put(id);
+}
+
+/*
+ * Deliver a notification. Callbacks of one id are serialized by its
+ * handler lock; the state is checked under it, so nothing is delivered
+ * once the id is DESTROYING or DEVICE_REMOVAL.
+ *
+ * Destroy by return: a non-zero return destroys the id before the handler
+ * lock is dropped (the fence is set under it), so no other callback,
+ * DEVICE_REMOVAL included, can slip in. A reference the caller holds is
+ * dropped first: the destroy waits for all references.
+ */
+extern "C" int xcma_fsm_id_deliver(xcma_fsm_id *id, unsigned int event,
+				   int status, unsigned int flags)
+{
+	const Rule *r = rule_of(event);
+	bool put = flags & XCMA_FSM_PUT_REF;
+
+	if (!r || r->kind != XCMA_EVK_NOTIFICATION) {
+		if (put)
+			id_put(id);
+		return -XCMA_EINVAL;
+	}
+
+	xcma_plat_id_handler_lock(id, 0);
+	Step s = apply(id, event);
+	if (!s.ok()) {
+		xcma_plat_id_handler_unlock(id);
+		if (put)
+			id_put(id);
+		return XCMA_FSM_DROPPED;
+	}
+	if (xcma_plat_id_event(id, r->cm_event, status)) {
+		if (put)
+			id_put(id);
+		destroy_live_handler_unlock(id, XCMA_FSM_NO_STATE);
+		return XCMA_FSM_DESTROYED;
+	}
+	xcma_plat_id_handler_unlock(id);
+	if (put)
+		id_put(id);
+	return XCMA_FSM_DELIVERED;
+}
+
+/*
+ * A connect request on @listener creates @conn (initialised, not yet
+ * visible to anyone): it is attached to the listener's device and gets
+ * CONNECT_REQUEST with the listener's handler lock held, so the listener
+ * cannot be destroyed meanwhile. On any failure @conn is destroyed (and
+ * freed through the platform).
+ */
+extern "C" int xcma_fsm_id_deliver_req(xcma_fsm_id *listener,
+				       xcma_fsm_id *conn, int status)
+{
+	xcma_plat_id_handler_lock(listener, 0);
+	Step s = apply(listener, XCMA_EV_REQ_ON_LISTENER);
+	if (!s.ok()) {
+		xcma_plat_id_handler_unlock(listener);
+		xcma_plat_id_handler_lock(conn, 0);
+		destroy_live_handler_unlock(conn, XCMA_FSM_NO_STATE);
+		return s.err;
+	}
+
+	xcma_plat_id_handler_lock(conn, 1);
+	xcma_plat_ctx_lock(conn->ctx);
+	Status st = listener->dev ? attach_locked(conn, listener->dev) :
+				    Status{ -XCMA_EINVAL };
+	xcma_plat_ctx_unlock(conn->ctx);
+	if (st.ok())
+		st = { apply(conn, XCMA_EV_CONNECT_REQUEST).err };
+	if (!st.ok()) {
+		xcma_plat_id_handler_unlock(listener);
+		destroy_live_handler_unlock(conn, XCMA_FSM_NO_STATE);
+		return st.err;
+	}
+
+	if (xcma_plat_id_event(conn, XCMA_CM_EVENT_CONNECT_REQUEST, status)) {
+		xcma_plat_id_handler_unlock(listener);
+		destroy_live_handler_unlock(conn, XCMA_FSM_NO_STATE);
+		return XCMA_FSM_DESTROYED;
+	}
+	xcma_plat_id_handler_unlock(conn);
+	xcma_plat_id_handler_unlock(listener);
+	return XCMA_FSM_DELIVERED;
+}
+
+/*
+ * rdma_destroy_id(). When it returns no callback of @id runs or will run,
+ * the pending operation is cancelled, the device released and the id freed
+ * through xcma_plat_id_free(). Must not be called from @id's own callback.
+ */
+extern "C" int xcma_fsm_id_destroy(xcma_fsm_id *id)
+{
+	xcma_plat_id_handler_lock(id, 0);
+	return destroy_handler_unlock(id, XCMA_FSM_NO_STATE).err;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Basic types of the freestanding lifecycle library: fixed-width integers
+ * from the compiler, errno-carrying results, and an intrusive list. No
+ * standard header is available here (the kernel build passes -nostdinc).
+ */
+#ifndef XCMA_FSM_TYPES_HPP
+#define XCMA_FSM_TYPES_HPP
+
+#include "xcma/fsm.h"
+
+namespace xcma::fsm
+{
+
+using u8 = __UINT8_TYPE__;
+using u16 = __UINT16_TYPE__;
+using u32 = __UINT32_TYPE__;
+
+/* 0 or a negative errno equal to the in-tree CM's for the same refusal. */
+struct [[nodiscard]] Status {
+	int err;
+
+	constexpr bool ok() const
+	{
+		return err == 0;
+	}
+};
+
+/* Result of applying an event: the state before and after, or a refusal. */
+struct [[nodiscard]] Step {
+	int err;
+	u32 prev;
+	u32 next;
+
+	constexpr bool ok() const
+	{
+		return err == 0;
+	}
+};
+
+inline void list_init(xcma_fsm_link *head)
+{
+	head->next = head;
+	head->prev = head;
+}
+
+inline bool list_empty(const xcma_fsm_link *head)
+{
+	return head->next == head;
+}
+
+inline void list_add_tail(xcma_fsm_link *node, xcma_fsm_link *head)
+{
+	node->prev = head->prev;
+	node->next = head;
+	head->prev->next = node;
+	head->prev = node;
+}
+
+inline void list_del_init(xcma_fsm_link *node)
+{
+	node->prev->next = node->next;
+	node->next->prev = node->prev;
+	list_init(node);
+}
+
+/* container_of for the list members of the library's structs */
+inline char *member_base(xcma_fsm_link *link, unsigned long off)
+{
+	return reinterpret_cast<char *>(link) - off;
+}
+
+inline xcma_fsm_id *id_of_dev_item(xcma_fsm_link *l)
+{
+	return reinterpret_cast<xcma_fsm_id *>(
+		member_base(l, __builtin_offsetof(xcma_fsm_id, dev_item)));
+}
+
+inline xcma_fsm_id *id_of_child_item(xcma_fsm_link *l)
+{
+	return reinterpret_cast<xcma_fsm_id *>(
+		member_base(l, __builtin_offsetof(xcma_fsm_id, child_item)));
+}
+
+inline xcma_fsm_id *id_of_listen_item(xcma_fsm_link *l)
+{
+	return reinterpret_cast<xcma_fsm_id *>(
+		member_base(l, __builtin_offsetof(xcma_fsm_id, listen_item)));
+}
+
+inline xcma_fsm_dev *dev_of_ctx_item(xcma_fsm_link *l)
+{
+	return reinterpret_cast<xcma_fsm_dev *>(
+		member_base(l, __builtin_offsetof(xcma_fsm_dev, ctx_item)));
+}
+
+} /* namespace xcma::fsm */
+
+#endif /* XCMA_FSM_TYPES_HPP */

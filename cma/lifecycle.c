@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Kernel platform of the id lifecycle library: the xcma_plat_*()
+ * functions that include/xcma/fsm.h declares, on spinlock_t, struct mutex,
+ * refcount_t and wait queues. No decision is made here: state, delivery,
+ * cancel, release and free are decided by the library (cma/fsm/).
+ */
+#include <linux/bug.h>
+#include <linux/export.h>
+#include <linux/lockdep.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+
+#include "lifecycle.h"
+
+static struct xcma_life_ctx *ctx_of(struct xcma_fsm_ctx *fsm)
+{
+	return container_of(fsm, struct xcma_life_ctx, fsm);
+}
+
+/**
+ * xcma_life_ctx_init - initialise a lifecycle context
+ * @ctx: the context
+ * @ops: its module-wide callbacks
+ */
+void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
+		      const struct xcma_life_ctx_ops *ops)
+{
+	mutex_init(&ctx->lock);
+	ctx->ops = ops;
+	xcma_fsm_ctx_init(&ctx->fsm);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_ctx_init, XCMA_INTERNAL);
+
+/**
+ * xcma_life_id_init - initialise an id (state IDLE, one reference)
+ * @id: the id, embedded in its owner's structure
+ * @ctx: the context it lives in
+ * @ops: what its owner does when the library asks
+ */
+void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx,
+		     const struct xcma_life_id_ops *ops)
+{
+	spin_lock_init(&id->lock);
+	mutex_init(&id->handler_mutex);
+	refcount_set(&id->refcount, 1);
+	init_waitqueue_head(&id->wait);
+	init_wait(&id->wait_entry);
+	id->ctx = ctx;
+	id->ops = ops;
+	xcma_fsm_id_init(&id->fsm, &ctx->fsm);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_id_init, XCMA_INTERNAL);
+
+/*
+ * The module's context. Statically initialised, so that ib_client.add may
+ * run as soon as the client is registered.
+ */
+struct xcma_life_ctx xcma_life = {
+	.lock = __MUTEX_INITIALIZER(xcma_life.lock),
+	.fsm = {
+		.devs = { &xcma_life.fsm.devs, &xcma_life.fsm.devs },
+		.listeners = { &xcma_life.fsm.listeners,
+			       &xcma_life.fsm.listeners },
+	},
+};
+EXPORT_SYMBOL_NS_GPL(xcma_life, XCMA_INTERNAL);
+
+/**
+ * xcma_life_dev_init_in - initialise a device and add it to a context
+ * @dev: the device, embedded in its owner's structure
+ * @ctx: the context
+ *
+ * Every wildcard listener of @ctx gets a child on the device.
+ *
+ * Return: 0, or -ENOMEM if a child could not be created; the device is
+ * then already removed again and may only be destroyed and freed.
+ */
+int xcma_life_dev_init_in(struct xcma_life_dev *dev,
+			  struct xcma_life_ctx *ctx)
+{
+	spin_lock_init(&dev->lock);
+	refcount_set(&dev->refcount, 1);
+	init_waitqueue_head(&dev->wait);
+	init_wait(&dev->wait_entry);
+	dev->ctx = ctx;
+	xcma_fsm_dev_init(&dev->fsm, &ctx->fsm);
+	return xcma_fsm_dev_add(&dev->fsm);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_dev_init_in, XCMA_INTERNAL);
+
+/**
+ * xcma_life_dev_init - initialise a device of the module's context
+ * @dev: the device (ib_client.add)
+ *
+ * Return: as xcma_life_dev_init_in().
+ */
+int xcma_life_dev_init(struct xcma_life_dev *dev)
+{
+	return xcma_life_dev_init_in(dev, &xcma_life);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_dev_init, XCMA_INTERNAL);
+
+/**
+ * xcma_life_dev_remove - ib_client.remove
+ * @dev: the device
+ *
+ * Delivers DEVICE_REMOVAL to every id bound to it (per-device children of
+ * wildcard listeners go quietly) and returns once none holds it, naming
+ * the late ones every XCMA_LIFE_REPORT_PERIOD. Sleeps; no lock held.
+ */
+void xcma_life_dev_remove(struct xcma_life_dev *dev)
+{
+	might_sleep();
+	xcma_fsm_dev_remove(&dev->fsm);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_dev_remove, XCMA_INTERNAL);
+
+/**
+ * xcma_life_dev_destroy - last step before freeing a removed device
+ * @dev: the device
+ */
+void xcma_life_dev_destroy(struct xcma_life_dev *dev)
+{
+	WARN_ON(xcma_fsm_dev_state(&dev->fsm) != XCMA_DEV_REMOVED);
+	WARN_ON(refcount_read(&dev->refcount) != 0);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_dev_destroy, XCMA_INTERNAL);
+
+/**
+ * xcma_life_dev_state - enum xcma_dev_state of a device
+ * @dev: the device
+ */
+int xcma_life_dev_state(struct xcma_life_dev *dev)
+{
+	return xcma_fsm_dev_state(&dev->fsm);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_dev_state, XCMA_INTERNAL);
+
+/**
+ * xcma_life_dev_state_name - name of a device's state, for debugfs
+ * @dev: the device
+ */
+const char *xcma_life_dev_state_name(struct xcma_life_dev *dev)
+{
+	return xcma_fsm_dev_state_name(xcma_fsm_dev_state(&dev->fsm));
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_dev_state_name, XCMA_INTERNAL);
+
+/**
+ * xcma_life_dev_holders - how many ids hold a device
+ * @dev: the device
+ */
+unsigned int xcma_life_dev_holders(struct xcma_life_dev *dev)
+{
+	return xcma_fsm_dev_holders(&dev->fsm);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_life_dev_holders, XCMA_INTERNAL);
+
+/*
+ * The library's entry points, for the KUnit module. They are defined in
+ * C++ (cma/fsm/), so these cannot follow their definitions.
+ */
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_rule, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_state_name, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_event_name, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_ctx_idle, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_state, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_transition, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_attach, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_listen, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_get, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_put, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_deliver, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_deliver_req, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_destroy, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_dev_add, XCMA_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(xcma_fsm_dev_remove, XCMA_INTERNAL);
+
+/* ---- the platform ---- */
+
+void xcma_plat_ctx_lock(struct xcma_fsm_ctx *fsm)
+{
+	mutex_lock(&ctx_of(fsm)->lock);
+}
+
+void xcma_plat_ctx_unlock(struct xcma_fsm_ctx *fsm)
+{
+	mutex_unlock(&ctx_of(fsm)->lock);
+}
+
+void xcma_plat_id_lock(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	unsigned long flags;
+
+	spin_lock_irqsave(&id->lock, flags);
+	id->lock_flags = flags;
+}
+
+void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	lockdep_assert_held(&id->lock);
+	spin_unlock_irqrestore(&id->lock, id->lock_flags);
+}
+
+void xcma_plat_id_handler_lock(struct xcma_fsm_id *fsm, int nested)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	/* a new conn id's lock nests under its listener's */
+	mutex_lock_nested(&id->handler_mutex,
+			  nested ? SINGLE_DEPTH_NESTING : 0);
+}
+
+void xcma_plat_id_handler_unlock(struct xcma_fsm_id *fsm)
+{
+	mutex_unlock(&xcma_life_id_of(fsm)->handler_mutex);
+}
+
+int xcma_plat_id_handler_held(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	lockdep_assert_held(&id->handler_mutex);
+	return mutex_is_locked(&id->handler_mutex);
+}
+
+void xcma_plat_id_get(struct xcma_fsm_id *fsm)
+{
+	refcount_inc(&xcma_life_id_of(fsm)->refcount);
+}
+
+int xcma_plat_id_put_and_lock(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	unsigned long flags;
+
+	if (!refcount_dec_and_lock_irqsave(&id->refcount, &id->lock, &flags))
+		return 0;
+	id->lock_flags = flags;
+	return 1;
+}
+
+unsigned int xcma_plat_id_refs(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	lockdep_assert_held(&id->lock);
+	return refcount_read(&id->refcount);
+}
+
+void xcma_plat_id_wait_prepare(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	id->wait_entry.private = current;
+	prepare_to_wait(&id->wait, &id->wait_entry, TASK_UNINTERRUPTIBLE);
+}
+
+void xcma_plat_id_wait_sleep(struct xcma_fsm_id *fsm)
+{
+	schedule();
+}
+
+void xcma_plat_id_wait_finish(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	finish_wait(&id->wait, &id->wait_entry);
+}
+
+void xcma_plat_id_wake(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	lockdep_assert_held(&id->lock);
+	wake_up(&id->wait);
+}
+
+void xcma_plat_dev_lock(struct xcma_fsm_dev *fsm)
+{
+	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->lock_flags = flags;
+}
+
+void xcma_plat_dev_unlock(struct xcma_fsm_dev *fsm)
+{
+	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
+
+	lockdep_assert_held(&dev->lock);
+	spin_unlock_irqrestore(&dev->lock, dev->lock_flags);
+}
+
+void xcma_plat_dev_get(struct xcma_fsm_dev *fsm)
+{
+	refcount_inc(&xcma_life_dev_of(fsm)->refcount);
+}
+
+int xcma_plat_dev_put_and_lock(struct xcma_fsm_dev *fsm)
+{
+	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
+	unsigned long flags;
+
+	if (!refcount_dec_and_lock_irqsave(&dev->refcount, &dev->lock, &flags))
+		return 0;
+	dev->lock_flags = flags;
+	return 1;
+}
+
+unsigned int xcma_plat_dev_refs(struct xcma_fsm_dev *fsm)
+{
+	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
+
+	lockdep_assert_held(&dev->lock);
+	return refcount_read(&dev->refcount);
+}
+
+void xcma_plat_dev_wait_prepare(struct xcma_fsm_dev *fsm)
+{
+	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
+
+	dev->wait_entry.private = current;
+	prepare_to_wait(&dev->wait, &dev->wait_entry, TASK_UNINTERRUPTIBLE);
+}
+
+int xcma_plat_dev_wait_sleep(struct xcma_fsm_dev *fsm)
+{
+	return schedule_timeout(XCMA_LIFE_REPORT_PERIOD) == 0;
+}
+
+void xcma_plat_dev_wait_finish(struct xcma_fsm_dev *fsm)
+{
+	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
+
+	finish_wait(&dev->wait, &dev->wait_entry);
+}
+
+void xcma_plat_dev_wake(struct xcma_fsm_dev *fsm)
+{
+	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
+
+	lockdep_assert_held(&dev->lock);
+	wake_up(&dev->wait);
+}
+
+int xcma_plat_id_event(struct xcma_fsm_id *fsm, unsigned int cm_event,
+		       int status)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	lockdep_assert_held(&id->handler_mutex);
+	return id->ops->event(id, cm_event, status);
+}
+
+void xcma_plat_id_cancel(struct xcma_fsm_id *fsm, unsigned int state)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	id->ops->cancel(id, state);
+}
+
+void xcma_plat_id_release_dev(struct xcma_fsm_id *fsm,
+			      struct xcma_fsm_dev *dev)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	if (id->ops->release_dev)
+		id->ops->release_dev(id, xcma_life_dev_of(dev));
+}
+
+void xcma_plat_id_free(struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	id->ops->free(id);
+}
+
+struct xcma_fsm_id *xcma_plat_listen_child(struct xcma_fsm_id *parent,
+					   struct xcma_fsm_dev *dev)
+{
+	struct xcma_life_ctx *ctx = xcma_life_id_of(parent)->ctx;
+	struct xcma_life_id *child;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!ctx->ops || !ctx->ops->listen_child)
+		return NULL;
+	child = ctx->ops->listen_child(xcma_life_id_of(parent),
+				       xcma_life_dev_of(dev));
+	return child ? &child->fsm : NULL;
+}
+
+void xcma_plat_dev_report_holder(struct xcma_fsm_dev *dev,
+				 struct xcma_fsm_id *fsm)
+{
+	struct xcma_life_dev *d = xcma_life_dev_of(dev);
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	lockdep_assert_held(&d->ctx->lock);
+	if (d->ctx->ops && d->ctx->ops->report_holder)
+		d->ctx->ops->report_holder(d, id);
+	else
+		pr_warn("xcma: device removal waits for id %p in state %s\n",
+			id, xcma_fsm_state_name(xcma_fsm_id_state(fsm)));
+}
+
+void xcma_plat_bug(const char *what)
+{
+	WARN(1, "%s\n", what);
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Kernel platform of the id lifecycle library (cma/fsm/, include/xcma/
+ * fsm.h): the locks, refcounts and wait queues the library asks for, and
+ * the callbacks through which it asks the owner of an id to deliver an
+ * event, cancel an operation, release a device or free the id.
+ *
+ * Usage, in order (locks in brackets are taken by the library itself):
+ *   xcma_life.ops = &ops                     once, at module init (the
+ *                                            module's context xcma_life
+ *                                            is statically initialised)
+ *   xcma_life_dev_init(dev)                  ib_client.add [ctx lock]; on
+ *                                            error dev is already removed
+ *   xcma_life_id_init(id, &xcma_life, ops)   rdma_create_id
+ *   xcma_fsm_id_transition(&id->fsm, ev)     each rdma_* operation; CONNECT,
+ *                                            CONNECT_UNDO and ACCEPT with
+ *                                            id->handler_mutex held
+ *   xcma_fsm_id_attach / _listen             when the id gets a device /
+ *                                            listens [ctx lock]
+ *   xcma_fsm_id_get + xcma_fsm_id_deliver(.., XCMA_FSM_PUT_REF)
+ *                                            each event source (work item,
+ *                                            ib_cm callback) [handler]
+ *   xcma_fsm_id_deliver_req(listener, conn)  ib_cm REQ: conn freshly
+ *                                            initialised
+ *   xcma_fsm_id_destroy(&id->fsm)            rdma_destroy_id; ops->free
+ *                                            runs before it returns
+ *   xcma_life_dev_remove(dev)                ib_client.remove: notifies
+ *                                            and waits; then
+ *   xcma_life_dev_destroy(dev)               and free
+ * No caller holds any xcma lock when calling these, except the handler
+ * mutex where noted; the library never calls back with the ctx lock held
+ * except ctx ops->listen_child and ops->report_holder.
+ */
+#ifndef XCMA_LIFECYCLE_H
+#define XCMA_LIFECYCLE_H
+
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "xcma/fsm.h"
+
+struct xcma_life_id;
+struct xcma_life_dev;
+
+/**
+ * struct xcma_life_id_ops - what the owner of an id does when asked
+ * @event: run the user's callback for @cm_event (enum rdma_cm_event_type);
+ *	handler mutex held; return the user's value
+ * @cancel: cancel the operation pending in @state (enum rdma_cm_state);
+ *	called once per id, no xcma lock held
+ * @release_dev: drop what the id holds of @dev (gid attrs, cm_id); may be
+ *	NULL; no xcma lock held
+ * @free: the library is done with the id; free it. No xcma lock held.
+ */
+struct xcma_life_id_ops {
+	int (*event)(struct xcma_life_id *id, unsigned int cm_event, int status);
+	void (*cancel)(struct xcma_life_id *id, unsigned int state);
+	void (*release_dev)(struct xcma_life_id *id, struct xcma_life_dev *dev);
+	void (*free)(struct xcma_life_id *id);
+};
+
+/**
+ * struct xcma_life_ctx_ops - module-wide callbacks
+ * @listen_child: allocate the per-device child of wildcard listener
+ *	@parent, xcma_life_id_init() it, start listening on @dev; return NULL
+ *	on failure. Called with the ctx mutex held.
+ * @report_holder: removal of @dev has waited a report period for @id.
+ *	Called with the ctx mutex held.
+ */
+struct xcma_life_ctx_ops {
+	struct xcma_life_id *(*listen_child)(struct xcma_life_id *parent,
+					   struct xcma_life_dev *dev);
+	void (*report_holder)(struct xcma_life_dev *dev, struct xcma_life_id *id);
+};
+
+/**
+ * struct xcma_life_ctx - one lifecycle context (the module has one; tests
+ *	make their own)
+ * @lock: the ctx mutex: protects @fsm's lists and every xcma_fsm_dev and
+ *	xcma_fsm_id field documented as "ctx lock" in xcma/fsm.h
+ * @ops: constant
+ * @fsm: the library's part
+ */
+struct xcma_life_ctx {
+	struct mutex lock;
+	const struct xcma_life_ctx_ops *ops;
+	struct xcma_fsm_ctx fsm;
+};
+
+/**
+ * struct xcma_life_id - the kernel part of an id's lifecycle
+ * @lock: the id lock: protects @fsm.state (state changes also hold
+ *	@handler_mutex where the table says so) and the final drop of
+ *	@refcount together with the wake-up of @wait
+ * @lock_flags: irq flags of the current holder of @lock (protected by @lock)
+ * @handler_mutex: serializes the user's callbacks of this id; the library
+ *	sets DESTROYING and DEVICE_REMOVAL only while holding it
+ * @refcount: one reference from creation, dropped by destroy; one per
+ *	event source in flight, per remover visit, per child listener
+ * @wait: the destroyer sleeps here until @refcount is zero
+ * @wait_entry: the destroyer's entry on @wait (only the destroyer uses it)
+ * @ctx: constant
+ * @ops: constant
+ * @fsm: the library's part (see xcma/fsm.h for its locking)
+ */
+struct xcma_life_id {
+	spinlock_t lock;
+	unsigned long lock_flags;
+	struct mutex handler_mutex;
+	refcount_t refcount;
+	wait_queue_head_t wait;
+	struct wait_queue_entry wait_entry;
+	struct xcma_life_ctx *ctx;
+	const struct xcma_life_id_ops *ops;
+	struct xcma_fsm_id fsm;
+};
+
+/**
+ * struct xcma_life_dev - the kernel part of a device's lifecycle
+ * @lock: the dev lock: protects the final drop of @refcount together with
+ *	the wake-up of @wait
+ * @lock_flags: irq flags of the current holder of @lock (protected by @lock)
+ * @refcount: one reference for the device itself, one per attached id
+ * @wait: the remover sleeps here until @refcount is zero
+ * @wait_entry: the remover's entry on @wait (only the remover uses it)
+ * @ctx: constant
+ * @fsm: the library's part
+ */
+struct xcma_life_dev {
+	spinlock_t lock;
+	unsigned long lock_flags;
+	refcount_t refcount;
+	wait_queue_head_t wait;
+	struct wait_queue_entry wait_entry;
+	struct xcma_life_ctx *ctx;
+	struct xcma_fsm_dev fsm;
+};
+
+/* how long removal waits before naming the ids it waits for */
+#define XCMA_LIFE_REPORT_PERIOD (10 * HZ)
+
+/* the module's context */
+extern struct xcma_life_ctx xcma_life;
+
+void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
+		      const struct xcma_life_ctx_ops *ops);
+void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx,
+		     const struct xcma_life_id_ops *ops);
+int xcma_life_dev_init_in(struct xcma_life_dev *dev,
+			  struct xcma_life_ctx *ctx);
+int xcma_life_dev_init(struct xcma_life_dev *dev);
+void xcma_life_dev_remove(struct xcma_life_dev *dev);
+void xcma_life_dev_destroy(struct xcma_life_dev *dev);
+int xcma_life_dev_state(struct xcma_life_dev *dev);
+const char *xcma_life_dev_state_name(struct xcma_life_dev *dev);
+unsigned int xcma_life_dev_holders(struct xcma_life_dev *dev);
+
+static inline struct xcma_life_id *xcma_life_id_of(struct xcma_fsm_id *fsm)
+{
+	return container_of(fsm, struct xcma_life_id, fsm);
+}
+
+static inline struct xcma_life_dev *xcma_life_dev_of(struct xcma_fsm_dev *fsm)
+{
+	return container_of(fsm, struct xcma_life_dev, fsm);
+}
+
+#endif /* XCMA_LIFECYCLE_H */

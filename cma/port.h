@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Port spaces: which id holds which port, with the in-tree CM's bind
+ * rules. See port.c.
+ */
+#ifndef XCMA_PORT_H
+#define XCMA_PORT_H
+
+#include <linux/list.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <uapi/rdma/rdma_user_cm.h>
+
+struct net;
+struct xcma_port_entry;
+
+/**
+ * struct xcma_port_binding - an id's hold on a port, embedded in the id
+ * @node: entry in the port's list of owners (protected by the port lock)
+ * @entry: the port held, NULL while unbound. Written under the port lock by
+ *	the owner's own bind and unbind, so the owner may read it unlocked.
+ * @src: the id's source address. The pointer is constant. Once bound the
+ *	address is read by other ids' binds under the port lock: change it
+ *	then only with xcma_port_set_src().
+ * @dst: the id's destination address, same rules, xcma_port_set_dst().
+ * @net: the id's network namespace, constant; the id holds a reference.
+ * @reuseaddr: rdma_set_reuseaddr(); protected by the port lock once bound
+ *	(xcma_port_set_reuseaddr()), cleared by xcma_port_listen().
+ * @afonly: rdma_set_afonly() or xcma_port_default_afonly(); protected by
+ *	the port lock once bound (xcma_port_set_afonly()).
+ *
+ * Before the first bind the owner fills it with xcma_port_binding_init()
+ * and may write @reuseaddr and @afonly directly.
+ */
+struct xcma_port_binding {
+	struct hlist_node node;
+	struct xcma_port_entry *entry;
+	struct sockaddr_storage *src;
+	struct sockaddr_storage *dst;
+	struct net *net;
+	bool reuseaddr;
+	bool afonly;
+};
+
+void xcma_port_binding_init(struct xcma_port_binding *b, struct net *net,
+			    struct sockaddr_storage *src,
+			    struct sockaddr_storage *dst);
+bool xcma_port_default_afonly(struct net *net, sa_family_t family);
+int xcma_port_bind(struct xcma_port_binding *b, enum rdma_ucm_port_space ps);
+int xcma_port_listen(struct xcma_port_binding *b);
+void xcma_port_unbind(struct xcma_port_binding *b);
+bool xcma_port_is_bound(const struct xcma_port_binding *b);
+void xcma_port_set_reuseaddr(struct xcma_port_binding *b, bool reuseaddr);
+void xcma_port_set_afonly(struct xcma_port_binding *b, bool afonly);
+int xcma_port_set_src(struct xcma_port_binding *b, const struct sockaddr *addr);
+int xcma_port_set_dst(struct xcma_port_binding *b, const struct sockaddr *addr);
+unsigned int xcma_port_owners(struct net *net, enum rdma_ucm_port_space ps,
+			      u16 port);
+void xcma_port_exit(void);
+
+#endif /* XCMA_PORT_H */

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Userspace model checker of the lifecycle library: the real library runs
+ * on coroutines under a deterministic scheduler that owns every lock, wait
+ * queue, refcount and callback (the platform, platform.cpp). Scenarios
+ * (scenarios.cpp) build ids and devices and start threads; the explorer
+ * (sched.cpp) runs every schedule up to a preemption bound and checks the
+ * lifecycle contract G1-G8 at every step.
+ */
+#ifndef XCMA_MODEL_HPP
+#define XCMA_MODEL_HPP
+
+#include <cstdint>
+
+#include "xcma/fsm.h"
+
+namespace model
+{
+
+constexpr int kMaxThreads = 8;
+constexpr int kMaxIds = 12;
+constexpr int kMaxDevs = 3;
+constexpr int kMaxSteps = 3000;
+
+enum class Wait : uint8_t { None, Lock, Sleep, Await };
+
+/* a wait queue with its one possible sleeper (a destroyer or a remover) */
+struct WaitQ {
+	int waiter = -1;
+	bool queued = false;
+	bool woken = false;
+};
+
+struct ModelId {
+	xcma_fsm_id fsm; /* first: the platform casts back from it */
+	const char *name = nullptr;
+	bool used = false;
+	bool freed = false;
+	int lock = -1; /* id lock owner (thread), -1 free */
+	int handler = -1; /* handler lock owner */
+	unsigned refs = 0;
+	WaitQ wq;
+
+	/* the user's model: what its callback returns / does per cm event */
+	int ret_on[16] = {};
+	int destroy_on = -1; /* on this cm event, destroy id destroy_target */
+	int destroy_target = -1;
+
+	/* observations */
+	int running = 0; /* callbacks running now (G1) */
+	int notices = 0; /* DEVICE_REMOVAL delivered (G4) */
+	int cancels = 0;
+	unsigned cancel_state = 0;
+	unsigned last_live = XCMA_FSM_IDLE;
+	unsigned dev_mask = 0; /* devices the id was ever attached to */
+	bool destroy_started = false; /* user contract: destroy is decided */
+	bool destroy_returned = false;
+	bool fence_passed = false; /* the destroyer got the handler lock */
+	bool nonzero_returned = false;
+	bool removal_ack = false; /* DEVICE_REMOVAL returned 0: reap me */
+	bool wildcard = false; /* a wildcard listener that must survive (G7) */
+	bool child = false; /* per-device child of a wildcard listener */
+};
+
+struct ModelDev {
+	xcma_fsm_dev fsm;
+	const char *name = nullptr;
+	bool used = false;
+	int lock = -1;
+	unsigned refs = 0;
+	WaitQ wq;
+	bool remove_started = false;
+	bool remove_returned = false;
+	unsigned holders_at_start = 0; /* user ids attached at removal start */
+};
+
+struct World {
+	xcma_fsm_ctx ctx;
+	int ctx_lock = -1;
+	ModelId ids[kMaxIds];
+	ModelDev devs[kMaxDevs];
+	int nids = 0;
+	int ndevs = 0;
+	int child_slots[kMaxIds]; /* pool handed out by listen_child */
+	int nchild_slots = 0;
+};
+
+extern World W;
+
+/* scenario building blocks, usable in setup and in threads */
+int new_id(const char *name);
+int new_dev(const char *name);
+int reserve_child(const char *name);
+int reserve_id(const char *name);
+void init_reserved(int i);
+ModelId &id(int i);
+ModelDev &dev(int i);
+int index_of(const xcma_fsm_id *fsm);
+void spawn(const char *name, void (*fn)(int), int arg);
+void await(bool (*pred)(int), int arg, const char *what);
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void expect_ok(int err, const char *what);
+
+/* user actions honouring the contract (destroy at most once etc.) */
+void user_destroy(int i);
+void user_destroy_once(int i);
+void reap(int i);
+
+struct Scenario {
+	const char *name;
+	const char *what;
+	void (*setup)();
+	int bound; /* preemption bound: the largest that runs in seconds */
+};
+
+const Scenario *scenarios(int *n);
+
+struct Result {
+	uint64_t interleavings = 0;
+	uint64_t violations = 0;
+	uint64_t max_steps = 0;
+	bool bound_hit = false;
+	/* first violation */
+	char message[512] = {};
+	int trace_len = 0;
+	uint8_t trace[kMaxSteps];
+};
+
+Result explore(const Scenario &s, int bound, bool stop_at_first);
+void print_trace(const Scenario &s, const Result &r);
+
+/* scheduler hooks used by the platform */
+int self();
+void sched(Wait w, const char *op, const char *obj, void *what = nullptr,
+	   bool (*pred)(int) = nullptr, int arg = 0, bool preemptible = true);
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int current_destroy_target();
+void set_destroy_target(int i);
+
+} /* namespace model */
+
+#endif /* XCMA_MODEL_HPP */

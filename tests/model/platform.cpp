@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The checker's platform: xcma_plat_*() on top of the scheduler. Every
+ * operation is a scheduling point and is checked against the lifecycle
+ * contract where it happens (use after free, double cancel, callback
+ * after the fence, touching a removed device, ...).
+ */
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "model.hpp"
+
+namespace model
+{
+
+ModelId &id(int i)
+{
+	return W.ids[i];
+}
+
+ModelDev &dev(int i)
+{
+	return W.devs[i];
+}
+
+int index_of(const xcma_fsm_id *fsm)
+{
+	return reinterpret_cast<const ModelId *>(fsm) - W.ids;
+}
+
+namespace
+{
+
+const char *cm_event_name(unsigned ev)
+{
+	static const char *const names[] = {
+		"ADDR_RESOLVED",    "ADDR_ERROR",	"ROUTE_RESOLVED",
+		"ROUTE_ERROR",	    "CONNECT_REQUEST",	"CONNECT_RESPONSE",
+		"CONNECT_ERROR",    "UNREACHABLE",	"REJECTED",
+		"ESTABLISHED",	    "DISCONNECTED",	"DEVICE_REMOVAL",
+		"MULTICAST_JOIN",   "MULTICAST_ERROR",	"ADDR_CHANGE",
+		"TIMEWAIT_EXIT",
+	};
+	return ev < 16 ? names[ev] : "?";
+}
+
+ModelId &of(xcma_fsm_id *fsm)
+{
+	ModelId *m = reinterpret_cast<ModelId *>(fsm);
+
+	if (m < W.ids || m >= W.ids + W.nids || !m->used)
+		fail("platform called with a foreign id %p", (void *)fsm);
+	if (m->freed)
+		fail("G8: %s used after it was freed", m->name);
+	return *m;
+}
+
+ModelDev &of(xcma_fsm_dev *fsm)
+{
+	ModelDev *d = reinterpret_cast<ModelDev *>(fsm);
+
+	if (d < W.devs || d >= W.devs + W.ndevs)
+		fail("platform called with a foreign device");
+	if (d->remove_returned)
+		fail("G5: %s touched after its removal returned", d->name);
+	return *d;
+}
+
+void acquire(int *lock, const char *op, const char *obj)
+{
+	sched(Wait::Lock, op, obj, lock);
+	*lock = self();
+}
+
+void release(int *lock, const char *op, const char *obj)
+{
+	if (*lock != self())
+		fail("%s %s: not the owner", op, obj);
+	*lock = -1;
+	sched(Wait::None, op, obj, nullptr, nullptr, 0, false);
+}
+
+void prepare(WaitQ &q, const char *obj)
+{
+	sched(Wait::None, "wait_prepare", obj);
+	q.waiter = self();
+	q.queued = true;
+	q.woken = false;
+}
+
+void sleep_on(WaitQ &q, const char *obj)
+{
+	/* schedule() returns at once if woken since prepare_to_wait() */
+	sched(Wait::Sleep, "wait_sleep", obj, &q);
+}
+
+void finish(WaitQ &q, const char *obj)
+{
+	sched(Wait::None, "wait_finish", obj);
+	q.queued = false;
+	q.woken = false;
+}
+
+void wake(WaitQ &q, const char *obj)
+{
+	sched(Wait::None, "wake", obj);
+	if (q.queued) {
+		q.queued = false; /* autoremove_wake_function */
+		q.woken = true;
+	}
+}
+
+} /* namespace */
+
+int new_id(const char *name)
+{
+	int i = W.nids++;
+	ModelId &m = W.ids[i];
+
+	m.name = name;
+	m.used = true;
+	m.refs = 1;
+	xcma_fsm_id_init(&m.fsm, &W.ctx);
+	return i;
+}
+
+int reserve_child(const char *name)
+{
+	int i = W.nids++;
+
+	W.ids[i].name = name;
+	W.child_slots[W.nchild_slots++] = i;
+	return i;
+}
+
+int reserve_id(const char *name)
+{
+	int i = W.nids++;
+
+	W.ids[i].name = name;
+	return i;
+}
+
+/* the C side allocating an id at run time (e.g. a conn id for a REQ) */
+void init_reserved(int i)
+{
+	ModelId &m = W.ids[i];
+
+	m.used = true;
+	m.refs = 1;
+	xcma_fsm_id_init(&m.fsm, &W.ctx);
+}
+
+int new_dev(const char *name)
+{
+	int i = W.ndevs++;
+	ModelDev &d = W.devs[i];
+
+	d.name = name;
+	d.used = true;
+	d.refs = 1;
+	xcma_fsm_dev_init(&d.fsm, &W.ctx);
+	return i;
+}
+
+void expect_ok(int err, const char *what)
+{
+	if (err)
+		fail("%s failed: %d", what, err);
+}
+
+/* rdma_destroy_id() as a user calls it; the contract says once */
+void user_destroy(int i)
+{
+	ModelId &m = id(i);
+	int outer = current_destroy_target();
+
+	set_destroy_target(i);
+	note("user destroys %s", m.name);
+	int err = xcma_fsm_id_destroy(&m.fsm);
+	set_destroy_target(outer);
+	if (err)
+		fail("destroy of %s returned %d", m.name, err);
+	if (m.running)
+		fail("G2: destroy of %s returned while its callback runs",
+		     m.name);
+	if (!m.freed)
+		fail("G2: destroy of %s returned before the id was released",
+		     m.name);
+	m.destroy_returned = true;
+}
+
+void user_destroy_once(int i)
+{
+	if (id(i).destroy_started)
+		return;
+	id(i).destroy_started = true;
+	user_destroy(i);
+}
+
+/* user contract: an id that got DEVICE_REMOVAL is destroyed eventually */
+void reap(int i)
+{
+	await([](int k) {
+		ModelId &m = W.ids[k];
+		return m.freed || m.destroy_started ||
+		       (m.used && m.removal_ack);
+	}, i, id(i).name);
+	if (!id(i).freed)
+		user_destroy_once(i);
+}
+
+} /* namespace model */
+
+using namespace model;
+
+extern "C" {
+
+void xcma_plat_ctx_lock(xcma_fsm_ctx *)
+{
+	acquire(&W.ctx_lock, "ctx_lock", "ctx");
+}
+
+void xcma_plat_ctx_unlock(xcma_fsm_ctx *)
+{
+	release(&W.ctx_lock, "ctx_unlock", "ctx");
+}
+
+void xcma_plat_id_lock(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	acquire(&m.lock, "id_lock", m.name);
+}
+
+void xcma_plat_id_unlock(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	release(&m.lock, "id_unlock", m.name);
+}
+
+void xcma_plat_id_handler_lock(xcma_fsm_id *fsm, int)
+{
+	ModelId &m = of(fsm);
+	acquire(&m.handler, "handler_lock", m.name);
+	if (current_destroy_target() == index_of(fsm))
+		m.fence_passed = true;
+}
+
+void xcma_plat_id_handler_unlock(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	release(&m.handler, "handler_unlock", m.name);
+}
+
+int xcma_plat_id_handler_held(xcma_fsm_id *fsm)
+{
+	return of(fsm).handler == self();
+}
+
+void xcma_plat_id_get(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	sched(Wait::None, "id_get", m.name);
+	if (!m.refs)
+		fail("G8: %s referenced again after its last put", m.name);
+	m.refs++;
+}
+
+/* refcount_dec_and_lock(): atomic fast path unless it is the last one */
+int xcma_plat_id_put_and_lock(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	sched(Wait::None, "id_put", m.name);
+	if (!m.refs)
+		fail("G8: %s put below zero", m.name);
+	if (m.refs > 1) {
+		m.refs--;
+		return 0;
+	}
+	acquire(&m.lock, "id_lock(put)", m.name);
+	if (--m.refs == 0)
+		return 1;
+	release(&m.lock, "id_unlock(put)", m.name);
+	return 0;
+}
+
+unsigned int xcma_plat_id_refs(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	if (m.lock != self())
+		fail("%s: refcount read without the id lock", m.name);
+	return m.refs;
+}
+
+void xcma_plat_id_wait_prepare(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	prepare(m.wq, m.name);
+}
+
+void xcma_plat_id_wait_sleep(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	sleep_on(m.wq, m.name);
+}
+
+void xcma_plat_id_wait_finish(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	finish(m.wq, m.name);
+}
+
+void xcma_plat_id_wake(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	if (m.lock != self())
+		fail("%s: wake without the id lock", m.name);
+	wake(m.wq, m.name);
+}
+
+void xcma_plat_dev_lock(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	acquire(&d.lock, "dev_lock", d.name);
+}
+
+void xcma_plat_dev_unlock(xcma_fsm_dev *fsm)
+{
+	ModelDev *d = reinterpret_cast<ModelDev *>(fsm);
+	release(&d->lock, "dev_unlock", d->name);
+}
+
+void xcma_plat_dev_get(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	sched(Wait::None, "dev_get", d.name);
+	if (!d.refs)
+		fail("G8: %s referenced after its last put", d.name);
+	d.refs++;
+}
+
+int xcma_plat_dev_put_and_lock(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	sched(Wait::None, "dev_put", d.name);
+	if (!d.refs)
+		fail("G8: %s put below zero", d.name);
+	if (d.refs > 1) {
+		d.refs--;
+		return 0;
+	}
+	acquire(&d.lock, "dev_lock(put)", d.name);
+	if (--d.refs == 0)
+		return 1;
+	release(&d.lock, "dev_unlock(put)", d.name);
+	return 0;
+}
+
+unsigned int xcma_plat_dev_refs(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	if (d.lock != self())
+		fail("%s: refcount read without the dev lock", d.name);
+	return d.refs;
+}
+
+void xcma_plat_dev_wait_prepare(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	prepare(d.wq, d.name);
+}
+
+/* the checker never times out: a missed wake-up must show as a hang */
+int xcma_plat_dev_wait_sleep(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	sleep_on(d.wq, d.name);
+	return 0;
+}
+
+void xcma_plat_dev_wait_finish(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	finish(d.wq, d.name);
+}
+
+void xcma_plat_dev_wake(xcma_fsm_dev *fsm)
+{
+	ModelDev &d = of(fsm);
+	if (d.lock != self())
+		fail("%s: wake without the dev lock", d.name);
+	wake(d.wq, d.name);
+}
+
+/*
+ * The user's callback. G1: never two at once for one id. G2/G4: never
+ * after the destroyer passed the fence. G3: never after a non-zero return.
+ * G4: DEVICE_REMOVAL at most once and nothing after it. G7: never on a
+ * per-device child of a wildcard listener.
+ */
+int xcma_plat_id_event(xcma_fsm_id *fsm, unsigned int ev, int)
+{
+	ModelId &m = of(fsm);
+	const char *what = ev == XCMA_CM_EVENT_DEVICE_REMOVAL ?
+				   "cb DEVICE_REMOVAL" :
+				   "callback";
+
+	sched(Wait::None, what, m.name);
+	const char *evn = cm_event_name(ev);
+	note("callback of %s: %s", m.name, evn);
+	if (m.fsm.flags & XCMA_FSM_F_INTERNAL)
+		fail("G7: the user saw %s of internal listener %s", evn,
+		     m.name);
+	if (m.running)
+		fail("G1: callback of %s (%s) while another runs", m.name,
+		     evn);
+	if (m.destroy_returned || m.fence_passed)
+		fail("G2: callback of %s (%s) after destroy fenced it", m.name,
+		     evn);
+	if (m.nonzero_returned)
+		fail("G3: callback of %s (%s) after it returned non-zero",
+		     m.name, evn);
+	if (m.notices)
+		fail("G4: %s delivered to %s after DEVICE_REMOVAL", evn,
+		     m.name);
+	if (ev == XCMA_CM_EVENT_DEVICE_REMOVAL)
+		m.notices++;
+	m.running++;
+
+	sched(Wait::None, "in callback", m.name);
+	if (m.destroy_on == int(ev) && m.destroy_target >= 0)
+		user_destroy_once(m.destroy_target);
+	int ret = m.ret_on[ev & 15];
+	/* contract: no non-zero return once the user decided to destroy */
+	if (ret && m.destroy_started)
+		ret = 0;
+	if (ret)
+		m.destroy_started = true;
+	else if (ev == XCMA_CM_EVENT_DEVICE_REMOVAL)
+		m.removal_ack = true;
+	m.running--;
+	sched(Wait::None, ret ? "cb returns 1" : "cb returns 0", m.name);
+	if (ret)
+		m.nonzero_returned = true;
+	return ret;
+}
+
+/* exactly once per id, with the last state before the final two */
+void xcma_plat_id_cancel(xcma_fsm_id *fsm, unsigned int state)
+{
+	ModelId &m = of(fsm);
+	sched(Wait::None, "cancel", m.name);
+	if (++m.cancels > 1)
+		fail("%s: operation cancelled twice", m.name);
+	if (state != m.last_live)
+		fail("%s: cancel with state %s, the id was %s", m.name,
+		     xcma_fsm_state_name(state),
+		     xcma_fsm_state_name(m.last_live));
+	m.cancel_state = state;
+}
+
+void xcma_plat_id_release_dev(xcma_fsm_id *fsm, xcma_fsm_dev *dfsm)
+{
+	ModelId &m = of(fsm);
+	ModelDev &d = of(dfsm);
+	sched(Wait::None, "release_dev", m.name);
+	if (d.refs < 2 && !d.remove_started)
+		fail("%s released %s below its own reference", m.name,
+		     d.name);
+}
+
+void xcma_plat_id_free(xcma_fsm_id *fsm)
+{
+	ModelId &m = of(fsm);
+	sched(Wait::None, "free", m.name);
+	if (m.refs)
+		fail("G8: %s freed with %u references", m.name, m.refs);
+	if (m.running)
+		fail("G2: %s freed while its callback runs", m.name);
+	if (m.cancels != 1)
+		fail("%s freed after %d cancels", m.name, m.cancels);
+	if (m.fsm.dev)
+		fail("G8: %s freed while holding a device", m.name);
+	if (m.lock != -1 || m.handler != -1)
+		fail("G8: %s freed with a lock held", m.name);
+	if (m.fsm.state != XCMA_FSM_DESTROYING)
+		fail("%s freed in state %s", m.name,
+		     xcma_fsm_state_name(m.fsm.state));
+	m.freed = true;
+	memset(&m.fsm, 0x6b, sizeof(m.fsm));
+}
+
+xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm)
+{
+	ModelId &p = of(pfsm);
+	ModelDev &d = of(dfsm);
+	if (W.ctx_lock != self())
+		fail("listen_child without the ctx lock");
+	for (int k = 0; k < W.nchild_slots; k++) {
+		ModelId &c = W.ids[W.child_slots[k]];
+		if (c.used)
+			continue;
+		c.used = true;
+		c.child = true;
+		c.refs = 1;
+		xcma_fsm_id_init(&c.fsm, &W.ctx);
+		note("child %s of %s on %s", c.name, p.name, d.name);
+		return &c.fsm;
+	}
+	fail("scenario reserved too few children for %s", p.name);
+	return nullptr;
+}
+
+void xcma_plat_dev_report_holder(xcma_fsm_dev *dfsm, xcma_fsm_id *fsm)
+{
+	fail("%s reported as holding %s: the checker never times out",
+	     of(fsm).name, of(dfsm).name);
+}
+
+void xcma_plat_bug(const char *what)
+{
+	fail("library bug check: %s", what);
+}
+
+} /* extern "C" */

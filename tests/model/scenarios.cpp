@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The scenarios. Each builds ids and devices (setup runs alone, before any
+ * thread) and starts the threads whose interleavings are explored. The
+ * user contract is part of each: destroy at most once and never after a
+ * non-zero return (user_destroy_once), and an id that got DEVICE_REMOVAL
+ * is destroyed eventually (reap).
+ */
+#include <cstdio>
+
+#include "model.hpp"
+
+namespace model
+{
+namespace
+{
+
+void op(int i, unsigned ev)
+{
+	expect_ok(xcma_fsm_id_transition(&id(i).fsm, ev),
+		  xcma_fsm_event_name(ev));
+}
+
+void note_ok(int i, unsigned ev)
+{
+	int r = xcma_fsm_id_deliver(&id(i).fsm, ev, 0, 0);
+	if (r != XCMA_FSM_DELIVERED)
+		fail("setup: %s not delivered to %s (%d)",
+		     xcma_fsm_event_name(ev), id(i).name, r);
+}
+
+int added_dev(const char *name)
+{
+	int d = new_dev(name);
+	expect_ok(xcma_fsm_dev_add(&dev(d).fsm), "dev_add");
+	return d;
+}
+
+/* an id bound to device d, driven through the table to @state */
+int id_on(const char *name, int d, unsigned state)
+{
+	int i = new_id(name);
+
+	op(i, XCMA_EV_BIND);
+	expect_ok(xcma_fsm_id_attach(&id(i).fsm, &dev(d).fsm), "attach");
+	if (state == XCMA_FSM_ADDR_BOUND)
+		return i;
+	op(i, XCMA_EV_RESOLVE_ADDR);
+	if (state == XCMA_FSM_ADDR_QUERY)
+		return i;
+	note_ok(i, XCMA_EV_ADDR_RESOLVED);
+	op(i, XCMA_EV_RESOLVE_ROUTE);
+	note_ok(i, XCMA_EV_ROUTE_RESOLVED);
+	xcma_plat_id_handler_lock(&id(i).fsm, 0);
+	op(i, XCMA_EV_CONNECT);
+	xcma_plat_id_handler_unlock(&id(i).fsm);
+	return i;
+}
+
+/* a wildcard listener; its children come from reserved slots */
+int wildcard_listener(const char *name)
+{
+	int i = new_id(name);
+
+	op(i, XCMA_EV_BIND);
+	expect_ok(xcma_fsm_id_listen(&id(i).fsm), "listen");
+	id(i).wildcard = true;
+	return i;
+}
+
+/* an event source with a reference on its id, like a queued work item */
+struct Source {
+	int id;
+	unsigned ev;
+};
+Source sources[4];
+int nsources;
+
+int source(int i, unsigned ev)
+{
+	xcma_fsm_id_get(&id(i).fsm);
+	sources[nsources] = { i, ev };
+	return nsources++;
+}
+
+void run_source(int s)
+{
+	int r = xcma_fsm_id_deliver(&id(sources[s].id).fsm, sources[s].ev, 0,
+				    XCMA_FSM_PUT_REF);
+	if (r < 0)
+		fail("deliver returned %d", r);
+}
+
+void run_destroy(int i)
+{
+	user_destroy_once(i);
+}
+
+void run_reap(int i)
+{
+	reap(i);
+}
+
+void run_remove(int d)
+{
+	ModelDev &md = dev(d);
+
+	md.remove_started = true;
+	xcma_fsm_dev_remove(&md.fsm);
+	for (int i = 0; i < W.nids; i++) {
+		ModelId &m = id(i);
+		if (m.used && !m.child && (m.dev_mask & (1u << d)) &&
+		    !m.notices && !m.destroy_started)
+			fail("G4: %s held %s but got no DEVICE_REMOVAL",
+			     m.name, md.name);
+	}
+	md.remove_returned = true;
+}
+
+/* S1 */
+void s1()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	int idle = new_id("idle");
+	int bound = id_on("bound", d, XCMA_FSM_ADDR_BOUND);
+	spawn("destroy0", run_destroy, idle);
+	spawn("destroy1", run_destroy, bound);
+	spawn("remover", run_remove, d);
+}
+
+/* S2 */
+void s2()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	int a = id_on("id0", d, XCMA_FSM_ADDR_QUERY);
+	spawn("addr_work", run_source, source(a, XCMA_EV_ADDR_RESOLVED));
+	spawn("destroy", run_destroy, a);
+	spawn("remover", run_remove, d);
+}
+
+/* S3 */
+void s3()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	int a = id_on("id0", d, XCMA_FSM_CONNECT);
+	id(a).ret_on[XCMA_CM_EVENT_ESTABLISHED] = 1;
+	spawn("ib_cm", run_source, source(a, XCMA_EV_ESTABLISHED));
+	spawn("remover", run_remove, d);
+	spawn("reaper", run_reap, a);
+}
+
+/* S4 */
+void s4()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	int a = id_on("id0", d, XCMA_FSM_CONNECT);
+	id(a).ret_on[XCMA_CM_EVENT_DEVICE_REMOVAL] = 1;
+	spawn("ib_cm", run_source, source(a, XCMA_EV_ESTABLISHED));
+	spawn("remover", run_remove, d);
+	spawn("reaper", run_reap, a);
+}
+
+/* S5 */
+void s5()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	int a = id_on("id0", d, XCMA_FSM_CONNECT);
+	spawn("ib_cm", run_source, source(a, XCMA_EV_ESTABLISHED));
+	spawn("netdev", run_source, source(a, XCMA_EV_ADDR_CHANGE));
+	spawn("destroy", run_destroy, a);
+	spawn("remover", run_remove, d);
+}
+
+/* S6 */
+int s6_child, s6_conn2;
+
+void run_req(int)
+{
+	init_reserved(s6_conn2);
+	int r = xcma_fsm_id_deliver_req(&id(s6_child).fsm, &id(s6_conn2).fsm,
+					0);
+	if (r != XCMA_FSM_DELIVERED && r != -XCMA_ECONNABORTED &&
+	    r != -XCMA_ENODEV)
+		fail("deliver_req returned %d", r);
+	/* ib_cm's callback on the child listener's cm_id returns */
+	xcma_fsm_id_put(&id(s6_child).fsm);
+}
+
+void s6()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	s6_child = reserve_child("child");
+	int l = wildcard_listener("L");
+	int conn = new_id("conn");
+	int r = xcma_fsm_id_deliver_req(&id(s6_child).fsm, &id(conn).fsm, 0);
+	if (r != XCMA_FSM_DELIVERED)
+		fail("setup: connect request refused: %d", r);
+	s6_conn2 = reserve_id("conn2");
+	/* a second REQ in flight inside ib_cm holds the child's cm_id */
+	xcma_fsm_id_get(&id(s6_child).fsm);
+	spawn("remover", run_remove, d);
+	spawn("destroyL", run_destroy, l);
+	spawn("ib_cm_req", run_req, 0);
+	spawn("reap_conn", run_reap, conn);
+	spawn("reap_conn2", run_reap, s6_conn2);
+}
+
+/* S7 */
+void s7()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	int a = id_on("A", d, XCMA_FSM_CONNECT);
+	int b = id_on("B", d, XCMA_FSM_CONNECT);
+	id(b).destroy_on = XCMA_CM_EVENT_ESTABLISHED;
+	id(b).destroy_target = a;
+	spawn("ib_cm(B)", run_source, source(b, XCMA_EV_ESTABLISHED));
+	spawn("remover", run_remove, d);
+	spawn("reap_A", run_reap, a);
+	spawn("reap_B", run_reap, b);
+}
+
+/* S8 */
+int s8_l, s8_d0, s8_d1;
+
+void run_listener_user(int l)
+{
+	await([](int) {
+		return dev(s8_d0).remove_returned && dev(s8_d1).remove_returned;
+	}, 0, "removals");
+	ModelId &m = id(l);
+	if (m.fsm.children.next != &m.fsm.children)
+		fail("G7: %s keeps children of removed devices", m.name);
+	user_destroy_once(l);
+}
+
+void s8()
+{
+	nsources = 0;
+	s8_d0 = added_dev("dev0");
+	s8_d1 = added_dev("dev1");
+	reserve_child("c0");
+	reserve_child("c1");
+	s8_l = wildcard_listener("L");
+	int a = id_on("a", s8_d0, XCMA_FSM_CONNECT);
+	int b = id_on("b", s8_d1, XCMA_FSM_CONNECT);
+	spawn("remover0", run_remove, s8_d0);
+	spawn("remover1", run_remove, s8_d1);
+	spawn("reap_a", run_reap, a);
+	spawn("reap_b", run_reap, b);
+	spawn("listener", run_listener_user, s8_l);
+}
+
+const Scenario list[] = {
+	{ "S1_destroy_vs_removal", "destroy vs removal, idle and bound id",
+	  s1, 4 },
+	{ "S2_destroy_removal_event",
+	  "destroy vs removal vs an event whose handler returns 0", s2, 4 },
+	{ "S3_removal_vs_nonzero_return",
+	  "removal vs an event whose handler returns non-zero", s3, 4 },
+	{ "S4_removal_handler_nonzero",
+	  "DEVICE_REMOVAL handler returns non-zero, another event pending",
+	  s4, 4 },
+	{ "S5_serialization",
+	  "two event sources, destroy and removal on one id", s5, 3 },
+	{ "S6_wildcard_listener",
+	  "wildcard listener, its child listener, a connected child and a "
+	  "connect request vs removal vs destroy of the listener",
+	  s6, 1 },
+	{ "S7_destroy_from_other_callback",
+	  "B's callback destroys A while B's device is removed", s7, 2 },
+	{ "S8_two_devices",
+	  "two devices removed concurrently, ids on each, one wildcard "
+	  "listener",
+	  s8, 1 },
+};
+
+} /* namespace */
+
+const Scenario *scenarios(int *n)
+{
+	*n = sizeof(list) / sizeof(list[0]);
+	return list;
+}
+
+} /* namespace model */
