@@ -81,11 +81,8 @@ EXPORT_SYMBOL_NS_GPL(xcma_addr_validate_len, XCMA_INTERNAL);
  * xcma_addr_is_zero() - is this the unspecified address of its family
  * @addr: the address
  *
- * For AF_INET the whole 0.0.0.0/8 "this network" block counts, as in
- * ipv4_is_zeronet().
- *
- * Return: true for 0.0.0.0/8, ::, or the all-zero GID; false otherwise
- * and for an unknown family.
+ * Return: true for 0.0.0.0, ::, or the all-zero GID; false otherwise and
+ * for an unknown family.
  */
 bool xcma_addr_is_zero(const struct sockaddr *addr)
 {

@@ -24,7 +24,7 @@ static struct xcma_life_ctx *ctx_of(struct xcma_fsm_ctx *fsm)
  * @ops: its module-wide callbacks
  */
 void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
-		      const struct xcma_life_ctx_ops *ops)
+			const struct xcma_life_ctx_ops *ops)
 {
 	mutex_init(&ctx->lock);
 	ctx->ops = ops;
@@ -39,7 +39,7 @@ EXPORT_SYMBOL_NS_GPL(xcma_life_ctx_init, XCMA_INTERNAL);
  * @ops: what its owner does when the library asks
  */
 void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx,
-		     const struct xcma_life_id_ops *ops)
+		       const struct xcma_life_id_ops *ops)
 {
 	spin_lock_init(&id->lock);
 	mutex_init(&id->handler_mutex);
@@ -157,26 +157,6 @@ unsigned int xcma_life_dev_holders(struct xcma_life_dev *dev)
 }
 EXPORT_SYMBOL_NS_GPL(xcma_life_dev_holders, XCMA_INTERNAL);
 
-/*
- * The library's entry points, for the KUnit module. They are defined in
- * C++ (cma/fsm/), so these cannot follow their definitions.
- */
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_rule, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_state_name, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_event_name, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_ctx_idle, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_state, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_transition, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_attach, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_listen, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_get, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_put, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_deliver, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_deliver_req, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_destroy, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_dev_add, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_dev_remove, XCMA_INTERNAL);
-
 /* ---- the platform ---- */
 
 void xcma_plat_ctx_lock(struct xcma_fsm_ctx *fsm)
@@ -190,6 +170,7 @@ void xcma_plat_ctx_unlock(struct xcma_fsm_ctx *fsm)
 }
 
 void xcma_plat_id_lock(struct xcma_fsm_id *fsm)
+	__acquires(&xcma_life_id_of(fsm)->lock)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 	unsigned long flags;
@@ -199,6 +180,7 @@ void xcma_plat_id_lock(struct xcma_fsm_id *fsm)
 }
 
 void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
+	__releases(&xcma_life_id_of(fsm)->lock)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
@@ -281,6 +263,7 @@ void xcma_plat_id_wake(struct xcma_fsm_id *fsm)
 }
 
 void xcma_plat_dev_lock(struct xcma_fsm_dev *fsm)
+	__acquires(&xcma_life_dev_of(fsm)->lock)
 {
 	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
 	unsigned long flags;
@@ -290,6 +273,7 @@ void xcma_plat_dev_lock(struct xcma_fsm_dev *fsm)
 }
 
 void xcma_plat_dev_unlock(struct xcma_fsm_dev *fsm)
+	__releases(&xcma_life_dev_of(fsm)->lock)
 {
 	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
 

@@ -71,7 +71,7 @@ struct xcma_life_id_ops {
  */
 struct xcma_life_ctx_ops {
 	struct xcma_life_id *(*listen_child)(struct xcma_life_id *parent,
-					   struct xcma_life_dev *dev);
+					     struct xcma_life_dev *dev);
 	void (*report_holder)(struct xcma_life_dev *dev, struct xcma_life_id *id);
 };
 
@@ -84,7 +84,7 @@ struct xcma_life_ctx_ops {
  * @fsm: the library's part
  */
 struct xcma_life_ctx {
-	struct mutex lock;
+	struct mutex lock; /* the ctx mutex, see above */
 	const struct xcma_life_ctx_ops *ops;
 	struct xcma_fsm_ctx fsm;
 };
@@ -106,9 +106,9 @@ struct xcma_life_ctx {
  * @fsm: the library's part (see xcma/fsm.h for its locking)
  */
 struct xcma_life_id {
-	spinlock_t lock;
+	spinlock_t lock; /* the id lock, see above */
 	unsigned long lock_flags;
-	struct mutex handler_mutex;
+	struct mutex handler_mutex; /* serializes callbacks */
 	refcount_t refcount;
 	wait_queue_head_t wait;
 	struct wait_queue_entry wait_entry;
@@ -129,7 +129,7 @@ struct xcma_life_id {
  * @fsm: the library's part
  */
 struct xcma_life_dev {
-	spinlock_t lock;
+	spinlock_t lock; /* the dev lock, see above */
 	unsigned long lock_flags;
 	refcount_t refcount;
 	wait_queue_head_t wait;
@@ -145,9 +145,9 @@ struct xcma_life_dev {
 extern struct xcma_life_ctx xcma_life;
 
 void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
-		      const struct xcma_life_ctx_ops *ops);
+			const struct xcma_life_ctx_ops *ops);
 void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx,
-		     const struct xcma_life_id_ops *ops);
+		       const struct xcma_life_id_ops *ops);
 int xcma_life_dev_init_in(struct xcma_life_dev *dev,
 			  struct xcma_life_ctx *ctx);
 int xcma_life_dev_init(struct xcma_life_dev *dev);

@@ -5,6 +5,7 @@
  */
 #include <linux/module.h>
 
+#include "port.h"
 #include "xcma.h"
 
 static int __init xcma_init(void)
@@ -21,6 +22,7 @@ static int __init xcma_init(void)
 static void __exit xcma_exit(void)
 {
 	xcma_device_exit();
+	xcma_port_exit();
 	pr_info("xcma: unloaded\n");
 }
 

@@ -72,7 +72,7 @@ static_assert(offsetof(struct xcma_wire_hdr, dst) == 20);
  * @XCMA_WIRE_RTU: ready to use
  * @XCMA_WIRE_DREQ: disconnect request
  * @XCMA_WIRE_DREP: disconnect reply
- * @XCMA_WIRE_MRA: message receipt acknowledgement
+ * @XCMA_WIRE_MRA: message receipt acknowledgment
  */
 enum xcma_wire_msg {
 	XCMA_WIRE_REQ,

@@ -31,9 +31,17 @@ checkpatch)
 	src=$(source_tree)
 	# C++ follows the kernel layout but is not kernel C: checkpatch would
 	# flag its syntax, so it sees only the C files and C headers.
-	"$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,EXPORT_SYMBOL_GPL \
-		-f $c_files
+	cp=("$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types
+		--ignore FILE_PATH_CHANGES)
+	out=$(for f in $c_files; do
+		case $f in
+		# exports of functions defined in C++ cannot follow them
+		cma/fsm_exports.c) "${cp[@]}" --ignore EXPORT_SYMBOL -f "$f" ;;
+		*) "${cp[@]}" -f "$f" ;;
+		esac
+	done | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
+	[ -z "$out" ] || { echo "$out"; exit 1; }
+	echo "checkpatch --strict: clean ($(echo $c_files | wc -w) files)"
 	;;
 sparse)
 	eval "$(scripts/kernels.sh 6.12)"

@@ -11,11 +11,11 @@ fail() { echo "smoke: FAIL: $*"; cat "$devs"; exit 1; }
 
 grep -q '^xcma ' /proc/modules || fail "xcma not loaded"
 cat "$devs"
-grep -q '^rxe0 .*active' "$devs" || fail "rxe0 not recorded by .add"
+grep -q '^rxe0 ACTIVE' "$devs" || fail "rxe0 not recorded by .add"
 rdma link delete rxe0
 grep -q '^rxe0 ' "$devs" && fail "rxe0 still recorded after delete"
 dmesg | grep -q 'xcma: rxe0: removed' || fail "no removal message"
 rdma link add rxe0 type rxe netdev eth0
-grep -q '^rxe0 .*active' "$devs" || fail "rxe0 not seen again after re-add"
+grep -q '^rxe0 ACTIVE' "$devs" || fail "rxe0 not seen again after re-add"
 cat "$devs"
 echo "smoke: ok"

@@ -12,12 +12,6 @@
 #include "../../cma/addr.h"
 #include "sockaddr_util.h"
 
-#define DESC(type, field)                                                  \
-	static void type##_desc(const struct type *c, char *desc)          \
-	{                                                                  \
-		strscpy(desc, c->field, KUNIT_PARAM_DESC_SIZE);            \
-	}
-
 /* validate: family, and length where the API passes one (rdma_ucm) */
 
 struct validate_case {
@@ -42,8 +36,7 @@ static const struct validate_case validate_cases[] = {
 	{ "packet", AF_PACKET, 16, 0, -EAFNOSUPPORT, -EINVAL },
 };
 
-DESC(validate_case, name)
-KUNIT_ARRAY_PARAM(validate, validate_cases, validate_case_desc);
+KUNIT_ARRAY_PARAM_DESC(validate, validate_cases, name);
 
 static void addr_validate(struct kunit *test)
 {
@@ -67,7 +60,7 @@ struct any_case {
 
 static const struct any_case any_cases[] = {
 	{ "0.0.0.0", true, false },
-	{ "0.1.2.3", true, false },	/* all of 0/8, as ipv4_is_zeronet */
+	{ "0.1.2.3", false, false },	/* only 0.0.0.0, as ipv4_is_zeronet */
 	{ "127.0.0.1", false, true },
 	{ "127.9.8.7", false, true },	/* all of 127/8 */
 	{ "10.0.0.1", false, false },
@@ -84,8 +77,7 @@ static const struct any_case any_cases[] = {
 	{ "unix", false, false },
 };
 
-DESC(any_case, addr)
-KUNIT_ARRAY_PARAM(any, any_cases, any_case_desc);
+KUNIT_ARRAY_PARAM_DESC(any, any_cases, addr);
 
 static void addr_any(struct kunit *test)
 {
@@ -122,8 +114,7 @@ static const struct port_case port_cases[] = {
 	{ "unix", "unix", 0, 0, -EAFNOSUPPORT },
 };
 
-DESC(port_case, name)
-KUNIT_ARRAY_PARAM(port, port_cases, port_case_desc);
+KUNIT_ARRAY_PARAM_DESC(port, port_cases, name);
 
 static void addr_port(struct kunit *test)
 {
@@ -181,8 +172,7 @@ static const struct cmp_case cmp_cases[] = {
 	{ "unknown_family", "unix", 0, "unix", 0, false },
 };
 
-DESC(cmp_case, name)
-KUNIT_ARRAY_PARAM(cmp, cmp_cases, cmp_case_desc);
+KUNIT_ARRAY_PARAM_DESC(cmp, cmp_cases, name);
 
 static void addr_cmp(struct kunit *test)
 {
@@ -232,8 +222,7 @@ static const struct linklocal_case linklocal_cases[] = {
 	{ "ib:fe80::1", 0, -1 },
 };
 
-DESC(linklocal_case, addr)
-KUNIT_ARRAY_PARAM(linklocal, linklocal_cases, linklocal_case_desc);
+KUNIT_ARRAY_PARAM_DESC(linklocal, linklocal_cases, addr);
 
 static void addr_linklocal(struct kunit *test)
 {
@@ -266,8 +255,7 @@ static const struct copy_case copy_cases[] = {
 	{ "unix", 0, -EAFNOSUPPORT },
 };
 
-DESC(copy_case, addr)
-KUNIT_ARRAY_PARAM(copy, copy_cases, copy_case_desc);
+KUNIT_ARRAY_PARAM_DESC(copy, copy_cases, addr);
 
 static void addr_copy(struct kunit *test)
 {
@@ -301,8 +289,7 @@ static const struct set_any_case set_any_cases[] = {
 	{ "ib:fe80::1", 0, -1, cpu_to_be16(0x8001) },
 };
 
-DESC(set_any_case, like)
-KUNIT_ARRAY_PARAM(set_any, set_any_cases, set_any_case_desc);
+KUNIT_ARRAY_PARAM_DESC(set_any, set_any_cases, like);
 
 static void addr_set_any(struct kunit *test)
 {

@@ -19,7 +19,6 @@ module_param(plant_warn, bool, 0444);
 MODULE_PARM_DESC(plant_warn,
 		 "harness self-test: make one case WARN, the VM run must fail");
 
-
 /**
  * xcma_kunit_run - run a command of the VM's userspace and wait for it
  * @test: the case, for its log

@@ -69,7 +69,7 @@ struct lt_round {
 	struct xcma_life_ctx ctx;
 	struct xcma_life_dev dev;
 	struct lt_id ids[NIDS];
-	spinlock_t lock;
+	spinlock_t lock; /* protects log and nlog */
 	struct lt_rec log[LOG_MAX];
 	int nlog;
 	wait_queue_head_t wq;
@@ -188,8 +188,8 @@ static int run_reap(struct lt_round *r, int arg)
 	struct lt_id *t = &r->ids[arg];
 
 	wait_event(r->wq, atomic_read(&t->removal_ack) ||
-				  atomic_read(&t->destroy_started) ||
-				  atomic_read(&t->freed));
+		   atomic_read(&t->destroy_started) ||
+		   atomic_read(&t->freed));
 	if (!atomic_read(&t->freed) && claim_destroy(t))
 		lt_destroy(t);
 	return 0;
@@ -217,8 +217,8 @@ static void lt_setup(struct kunit *test, struct lt_round *r, int round)
 		t->idx = i;
 		xcma_life_id_init(&t->life, &r->ctx, &lt_ops);
 		lt_op(test, t, XCMA_EV_BIND);
-		KUNIT_ASSERT_EQ(test, xcma_fsm_id_attach(&t->life.fsm,
-							  &r->dev.fsm), 0);
+		KUNIT_ASSERT_EQ(test,
+				xcma_fsm_id_attach(&t->life.fsm, &r->dev.fsm), 0);
 		if (i == 1)
 			continue;
 		lt_op(test, t, XCMA_EV_RESOLVE_ADDR);
@@ -290,10 +290,10 @@ static void lt_check_log(struct kunit *test, struct lt_round *r, int round)
 			break;
 		case REMOVE_END:
 			for (id = 0; id < NIDS; id++)
-				KUNIT_EXPECT_TRUE_MSG(
-					test,
-					notices[id] == 1 || destroy_called[id] ||
-						nonzero[id],
+				KUNIT_EXPECT_TRUE_MSG(test,
+						      notices[id] == 1 ||
+						      destroy_called[id] ||
+						      nonzero[id],
 					"G4 round %d id %d: no removal notice",
 					round, id);
 			break;
@@ -393,4 +393,5 @@ static struct kunit_suite lifecycle_suite = {
 	.name = "xcma_lifecycle",
 	.test_cases = lifecycle_cases,
 };
+
 kunit_test_suite(lifecycle_suite);
