@@ -8,10 +8,21 @@
 #include <linux/bug.h>
 #include <linux/export.h>
 #include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
 
 #include "lifecycle.h"
+
+/*
+ * The in-tree CM blocks in device removal without a word while consumers
+ * hold ids; xcma names them. Waking up for the report also keeps the
+ * remover from looking hung as long as this is below hung_task_timeout.
+ */
+static unsigned int removal_report_secs = 10;
+module_param(removal_report_secs, uint, 0644);
+MODULE_PARM_DESC(removal_report_secs,
+		 "while device removal waits for ids, name them every N seconds (default 10)");
 
 static struct xcma_life_ctx *ctx_of(struct xcma_fsm_ctx *fsm)
 {
@@ -107,7 +118,7 @@ EXPORT_SYMBOL_NS_GPL(xcma_life_dev_init, XCMA_INTERNAL);
  *
  * Delivers DEVICE_REMOVAL to every id bound to it (per-device children of
  * wildcard listeners go quietly) and returns once none holds it, naming
- * the late ones every XCMA_LIFE_REPORT_PERIOD. Sleeps; no lock held.
+ * the late ones every removal_report_secs. Sleeps; no lock held.
  */
 void xcma_life_dev_remove(struct xcma_life_dev *dev)
 {
@@ -315,7 +326,9 @@ void xcma_plat_dev_wait_prepare(struct xcma_fsm_dev *fsm)
 
 int xcma_plat_dev_wait_sleep(struct xcma_fsm_dev *fsm)
 {
-	return schedule_timeout(XCMA_LIFE_REPORT_PERIOD) == 0;
+	unsigned int secs = max(READ_ONCE(removal_report_secs), 1U);
+
+	return schedule_timeout(secs * HZ) == 0;
 }
 
 void xcma_plat_dev_wait_finish(struct xcma_fsm_dev *fsm)

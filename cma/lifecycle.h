@@ -138,9 +138,6 @@ struct xcma_life_dev {
 	struct xcma_fsm_dev fsm;
 };
 
-/* how long removal waits before naming the ids it waits for */
-#define XCMA_LIFE_REPORT_PERIOD (10 * HZ)
-
 /* the module's context */
 extern struct xcma_life_ctx xcma_life;
 
