@@ -31,7 +31,7 @@ check:
 demo:
 	scripts/demo.sh
 
-unit tsan model mutants diagram:
+unit tsan asan model mutants diagram:
 	$(MAKE) -C tests $@
 
 kernel:
@@ -44,4 +44,4 @@ clean:
 	rm -rf build
 	-$(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean 2>/dev/null
 
-.PHONY: all modules deps check demo unit tsan model mutants diagram kernel vm clean
+.PHONY: all modules deps check demo unit tsan asan model mutants diagram kernel vm clean

@@ -44,15 +44,17 @@ for layer in $layers; do
 		gtest_cases build/logs/unit.log | tee -a "$res/$layer.txt" | grep '^FAIL' | sed 's/^/  /'
 		grep -q '^PASS' "$res/$layer.txt" 2>/dev/null || { record FAIL "gtest/ran-no-test"; tail -30 build/logs/unit.log; }
 		[ $urc = 0 ] || { record FAIL "gtest/exit-status"; tail -30 build/logs/unit.log; }
-		make -C tests tsan >build/logs/tsan.log 2>&1
-		trc=$?
-		grep '^stress:' build/logs/tsan.log | sed 's/^/  /'
-		if [ $trc = 0 ] && grep -q '^stress: .* 0 failures' build/logs/tsan.log; then
-			record PASS tsan/real-thread-stress
-		else
-			record FAIL tsan/real-thread-stress
-			tail -30 build/logs/tsan.log
-		fi
+		for san in tsan asan; do
+			make -C tests $san >build/logs/$san.log 2>&1
+			trc=$?
+			grep '^stress:' build/logs/$san.log | sed "s/^/  $san /"
+			if [ $trc = 0 ] && grep -q '^stress: .* 0 failures' build/logs/$san.log; then
+				record PASS $san/real-thread-stress
+			else
+				record FAIL $san/real-thread-stress
+				tail -30 build/logs/$san.log
+			fi
+		done
 		# the README's state diagram is generated from the table: it may
 		# not drift from it
 		run diagram/generated-from-table sh -c \
