@@ -9,33 +9,26 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 
-#include "xcma.h"
+#include "id.h"
 #include "lifecycle.h"
+#include "ops.h"
+#include "xcma.h"
 
 /*
  * devices_lock protects the devices list and the counters. Lock order:
- * devices_lock, then a device's fsm locks (lifecycle.c).
+ * devices_lock, then the lifecycle's ctx lock and a device's fsm locks
+ * (lifecycle.c): xcma_device_acquire() attaches with it held.
  */
 static DEFINE_MUTEX(devices_lock);
 static LIST_HEAD(devices);
 static struct xcma_device_counters counters;
 static struct dentry *debug_dir;
-
-/**
- * struct xcma_device - xcma's record of one RDMA device
- * @ibdev: the device; valid until .remove for it returns
- * @list: entry in devices (protected by devices_lock)
- * @life: lifecycle state and holders, owned by the library
- */
-struct xcma_device {
-	struct ib_device *ibdev;
-	struct list_head list;
-	struct xcma_life_dev life;
-};
 
 static struct ib_client xcma_client;
 
@@ -132,6 +125,87 @@ int xcma_device_query(const char *name, int *state, unsigned int *holders)
 }
 EXPORT_SYMBOL_NS_GPL(xcma_device_query, XCMA_INTERNAL);
 
+static const struct ib_gid_attr *find_gid(struct ib_device *ibdev, u32 port,
+					  const union ib_gid *gid,
+					  struct net_device *ndev)
+{
+	enum ib_gid_type type = IB_GID_TYPE_ROCE;
+
+	/* RoCE v2 where the port has it, as the in-tree CM prefers */
+	if (rdma_protocol_roce_udp_encap(ibdev, port))
+		type = IB_GID_TYPE_ROCE_UDP_ENCAP;
+	return xcma_ops->find_gid_by_port(ibdev, gid, type, port, ndev);
+}
+
+/**
+ * xcma_device_acquire - attach an id to the device of its source address
+ * @xid: the id; its source address and dev_addr (netdev, namespace) set
+ *
+ * The device is the one whose GID table holds the GID of the source
+ * address on the address's netdev (RoCE). On success @xid holds the
+ * device, its port and the GID attribute (released with the device).
+ *
+ * Return: 0; -ENODEV if no device has the GID or the netdev is gone.
+ */
+int xcma_device_acquire(struct xcma_id *xid)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	const struct ib_gid_attr *attr;
+	struct xcma_device *dev;
+	struct net_device *ndev;
+	union ib_gid gid;
+	int ret = -ENODEV;
+	u32 port;
+
+	ndev = dev_get_by_index(da->net, da->bound_dev_if);
+	if (!ndev)
+		return -ENODEV;
+	rdma_ip2gid((struct sockaddr *)&xid->id.route.addr.src_addr, &gid);
+
+	mutex_lock(&devices_lock);
+	list_for_each_entry(dev, &devices, list) {
+		rdma_for_each_port(dev->ibdev, port) {
+			if (!rdma_protocol_roce(dev->ibdev, port))
+				continue;
+			attr = find_gid(dev->ibdev, port, &gid, ndev);
+			if (IS_ERR(attr))
+				continue;
+			ret = xcma_id_attach(xid, dev);
+			if (ret) {
+				xcma_ops->put_gid_attr(attr);
+				goto out;
+			}
+			xid->id.device = dev->ibdev;
+			xid->id.port_num = port;
+			da->sgid_attr = attr;
+			goto out;
+		}
+	}
+out:
+	mutex_unlock(&devices_lock);
+	dev_put(ndev);
+	return ret;
+}
+
+/* Removal of a device has waited a report period for this id: say who. */
+static void report_holder(struct xcma_life_dev *life, struct xcma_life_id *l)
+{
+	struct xcma_device *dev = xcma_device_of_life(life);
+	struct xcma_id *xid = xcma_id_of_life(l);
+
+	lockdep_assert_held(&life->ctx->lock);
+	pr_warn("xcma: %s: removal waits for id %p state %s ps %d %pISpc -> %pISpc owner %s\n",
+		dev_name(&dev->ibdev->dev), &xid->id,
+		xcma_fsm_state_name(xcma_fsm_id_state(&l->fsm)), xid->id.ps,
+		&xid->id.route.addr.src_addr, &xid->id.route.addr.dst_addr,
+		xid->owner);
+}
+
+static const struct xcma_life_ctx_ops ctx_ops = {
+	.listen_child = xcma_listen_child,
+	.report_holder = report_holder,
+};
+
 static int devices_show(struct seq_file *s, void *unused)
 {
 	struct xcma_device *dev;
@@ -153,6 +227,8 @@ int xcma_device_init(void)
 	debug_dir = debugfs_create_dir("xcma", NULL);
 	debugfs_create_file("devices", 0444, debug_dir, NULL, &devices_fops);
 
+	/* before any device exists: listen_child may run from .add on */
+	xcma_life.ops = &ctx_ops;
 	/* .add runs here for every device that already exists */
 	ret = ib_register_client(&xcma_client);
 	if (ret)

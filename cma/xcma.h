@@ -6,7 +6,13 @@
 #ifndef XCMA_H
 #define XCMA_H
 
+#include <linux/list.h>
 #include <linux/types.h>
+
+#include "lifecycle.h"
+
+struct ib_device;
+struct xcma_id;
 
 #ifdef XCMA_SIDE_BY_SIDE
 #define XCMA_MODE_NAME "side-by-side"
@@ -14,8 +20,26 @@
 #define XCMA_MODE_NAME "drop-in"
 #endif
 
+/**
+ * struct xcma_device - xcma's record of one RDMA device
+ * @ibdev: the device; valid until .remove for it returns
+ * @list: entry in the device list (protected by device.c's devices_lock)
+ * @life: lifecycle state and holders, owned by the library
+ */
+struct xcma_device {
+	struct ib_device *ibdev;
+	struct list_head list;
+	struct xcma_life_dev life;
+};
+
+static inline struct xcma_device *xcma_device_of_life(struct xcma_life_dev *l)
+{
+	return container_of(l, struct xcma_device, life);
+}
+
 /* device.c: the ib_client */
 int xcma_device_init(void);
+int xcma_device_acquire(struct xcma_id *xid);
 void xcma_device_exit(void);
 
 /**

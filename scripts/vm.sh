@@ -80,8 +80,9 @@ depmod -b "$stage" "$KVER"
 for f in "${files[@]}"; do cp "$f" "$stage/xcma/"; done
 cp "$top/scripts/vm-init.sh" "$stage/init"
 chmod +x "$stage/init"
-# virtio_pci and virtio_net are modules in Debian's 6.1; built in elsewhere
-pre="virtio_pci virtio_net $preload"
+# virtio_pci and virtio_net are modules in Debian's 6.1, built in elsewhere;
+# ib_cm is what xcma.ko links against (busybox insmod loads no dependency)
+pre="virtio_pci virtio_net ib_cm $preload"
 {
 	printf 'XCMA_CMD=%q\n' "$cmd"
 	printf 'XCMA_PARAMS=%q\n' "$params"

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Connections over ib_cm (IB and RoCE, RC): REQ/REP/RTU, REJ, DREQ/DREP,
+ * and the ib_cm callbacks that turn them into rdma_cm events.
+ *
+ * Whatever must happen before the user hears of an ib_cm event (moving the
+ * QP on a REP and sending the RTU, moving it to ERR on a REJ) runs under
+ * the id's handler mutex, once the state machine has let the event
+ * through: the prepare hook of the event's xcma_event_ctx.
+ */
+#include <linux/export.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+
+#include "addr.h"
+#include "id.h"
+#include "ops.h"
+#include "wire.h"
+#include "xcma.h"
+
+static int ib_handler(struct ib_cm_id *cm_id,
+		      const struct ib_cm_event *ib_event);
+
+/**
+ * xcma_ib_release - let go of the ib_cm connection
+ * @xid: the id, destroyed or its device removed; no callback of it runs
+ *	any more, ib_cm's own may still be running and are waited for
+ */
+void xcma_ib_release(struct xcma_id *xid)
+{
+	struct ib_cm_id *cm_id = xid->cm_id;
+
+	xid->cm_id = NULL;
+	if (cm_id)
+		xcma_ops->destroy_cm_id(cm_id);
+}
+
+static int rep_recv(struct xcma_id *xid)
+{
+	int ret;
+
+	ret = xcma_qp_modify_rtr(xid, NULL);
+	if (!ret)
+		ret = xcma_qp_modify_rts(xid, NULL);
+	if (!ret)
+		ret = xcma_ops->send_rtu(xid->cm_id, NULL, 0);
+	if (!ret)
+		return 0;
+	xcma_qp_modify_err(xid);
+	if (xcma_ops->send_rej(xid->cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+			       NULL, 0))
+		pr_debug("xcma: REJ after a failed REP failed\n");
+	return ret;
+}
+
+/* REP received: RTR, RTS, RTU, then ESTABLISHED (or CONNECT_ERROR) */
+static void rep_prepare(struct xcma_id *xid, struct xcma_event_ctx *ectx)
+{
+	const struct ib_cm_rep_event_param *rep = &ectx->ib_event->param.rep_rcvd;
+	struct rdma_cm_event *ev = &ectx->ev;
+
+	lockdep_assert_held(&xid->life.handler_mutex);
+	if (xcma_ops->send_mra(xid->cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
+		pr_debug("xcma: MRA not sent\n");
+	if (xid->id.qp) {
+		ev->status = rep_recv(xid);
+		ev->event = ev->status ? RDMA_CM_EVENT_CONNECT_ERROR :
+					 RDMA_CM_EVENT_ESTABLISHED;
+	} else {
+		/* the user moves the QP itself and calls rdma_accept() */
+		ev->event = RDMA_CM_EVENT_CONNECT_RESPONSE;
+	}
+	ev->param.conn.private_data = ectx->ib_event->private_data;
+	ev->param.conn.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE;
+	ev->param.conn.responder_resources = rep->responder_resources;
+	ev->param.conn.initiator_depth = rep->initiator_depth;
+	ev->param.conn.flow_control = rep->flow_control;
+	ev->param.conn.rnr_retry_count = rep->rnr_retry_count;
+	ev->param.conn.srq = rep->srq;
+	ev->param.conn.qp_num = rep->remote_qpn;
+	ev->ece.vendor_id = rep->ece.vendor_id;
+	ev->ece.attr_mod = rep->ece.attr_mod;
+}
+
+static void rej_prepare(struct xcma_id *xid, struct xcma_event_ctx *ectx)
+{
+	lockdep_assert_held(&xid->life.handler_mutex);
+	xcma_qp_modify_err(xid);
+}
+
+static int ib_handler(struct ib_cm_id *cm_id,
+		      const struct ib_cm_event *ib_event)
+{
+	struct xcma_id *xid = cm_id->context;
+	struct xcma_event_ctx ectx;
+	unsigned int ev;
+	int status = 0;
+
+	switch (ib_event->event) {
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+		ev = XCMA_EV_UNREACHABLE;
+		status = -ETIMEDOUT;
+		break;
+	case IB_CM_REP_RECEIVED:
+		/* or CONNECT_ERROR / CONNECT_RESPONSE: same state change */
+		ev = XCMA_EV_ESTABLISHED;
+		break;
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		ev = XCMA_EV_ESTABLISHED;
+		break;
+	case IB_CM_DREQ_ERROR:
+		status = -ETIMEDOUT;
+		fallthrough;
+	case IB_CM_DREQ_RECEIVED:
+	case IB_CM_DREP_RECEIVED:
+		ev = XCMA_EV_DISCONNECTED;
+		break;
+	case IB_CM_TIMEWAIT_EXIT:
+		ev = XCMA_EV_TIMEWAIT_EXIT;
+		break;
+	case IB_CM_REJ_RECEIVED:
+		ev = XCMA_EV_REJECTED;
+		status = ib_event->param.rej_rcvd.reason;
+		break;
+	default:
+		/* MRA and the rest: nothing for the user */
+		return 0;
+	}
+
+	xcma_id_event_init(&ectx, ev);
+	ectx.ev.status = status;
+	ectx.ib_event = ib_event;
+	ectx.cm_id = cm_id;
+	if (ib_event->event == IB_CM_REP_RECEIVED) {
+		ectx.prepare = rep_prepare;
+	} else if (ib_event->event == IB_CM_REJ_RECEIVED) {
+		ectx.prepare = rej_prepare;
+		ectx.ev.param.conn.private_data = ib_event->private_data;
+		ectx.ev.param.conn.private_data_len = IB_CM_REJ_PRIVATE_DATA_SIZE;
+	}
+	/* alive: its destroy destroys cm_id, which waits for this callback */
+	xcma_fsm_id_get(&xid->life.fsm);
+	if (xcma_id_deliver(xid, ev, &ectx) == XCMA_FSM_DESTROYED)
+		return -ECONNABORTED; /* ib_cm destroys cm_id */
+	return 0;
+}
+
+/* CONNECT_REQUEST let through: the conn id takes over the ib_cm id */
+static void req_prepare(struct xcma_id *conn, struct xcma_event_ctx *ectx)
+{
+	lockdep_assert_held(&conn->life.handler_mutex);
+	conn->cm_id = ectx->cm_id;
+	ectx->cm_id->context = conn;
+	ectx->cm_id->cm_handler = ib_handler;
+}
+
+/* the user took the request and will answer later: tell the peer to wait */
+static void req_after(struct xcma_id *conn, struct xcma_event_ctx *ectx)
+{
+	lockdep_assert_held(&conn->life.handler_mutex);
+	if (xcma_id_state(conn) == XCMA_FSM_CONNECT &&
+	    xcma_ops->send_mra(conn->cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
+		pr_debug("xcma: MRA not sent\n");
+}
+
+static void set_req_event(struct rdma_cm_event *ev,
+			  const struct ib_cm_event *ib_event, size_t offset)
+{
+	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
+
+	ev->param.conn.private_data = ib_event->private_data + offset;
+	ev->param.conn.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE - offset;
+	ev->param.conn.responder_resources = req->responder_resources;
+	ev->param.conn.initiator_depth = req->initiator_depth;
+	ev->param.conn.flow_control = req->flow_control;
+	ev->param.conn.retry_count = req->retry_count;
+	ev->param.conn.rnr_retry_count = req->rnr_retry_count;
+	ev->param.conn.srq = req->srq;
+	ev->param.conn.qp_num = req->remote_qpn;
+	ev->ece.vendor_id = req->ece.vendor_id;
+	ev->ece.attr_mod = req->ece.attr_mod;
+}
+
+static struct xcma_id *new_conn(struct xcma_id *listener,
+				const struct ib_cm_event *ib_event,
+				const struct sockaddr_storage *local,
+				const struct sockaddr_storage *remote)
+{
+	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
+	struct xcma_fsm_id *pfsm = listener->life.fsm.parent;
+	struct xcma_id *user = listener, *conn;
+	struct rdma_dev_addr *da;
+
+	/* a wildcard's child: the user's callback and context are the parent's */
+	if (pfsm)
+		user = xcma_id_of_life(xcma_life_id_of(pfsm));
+	conn = xcma_id_alloc(listener->id.route.addr.dev_addr.net,
+			     user->id.event_handler, user->id.context,
+			     listener->id.ps, req->qp_type, user->owner);
+	if (!conn)
+		return NULL;
+	conn->id.route.addr.src_addr = *local;
+	conn->id.route.addr.dst_addr = *remote;
+	conn->id.route.path_rec = kmemdup(req->primary_path,
+					  sizeof(*req->primary_path),
+					  GFP_KERNEL);
+	if (!conn->id.route.path_rec) {
+		xcma_id_free_unused(conn);
+		return NULL;
+	}
+	conn->id.route.num_pri_alt_paths = 1;
+	conn->id.device = listener->id.device;
+	conn->id.port_num = req->port;
+	conn->dev = listener->dev;
+	da = &conn->id.route.addr.dev_addr;
+	rdma_addr_set_sgid(da, &req->primary_path->sgid);
+	rdma_addr_set_dgid(da, &req->primary_path->dgid);
+	return conn;
+}
+
+/**
+ * xcma_ib_req_handler - ib_cm listen callback: a REQ for one of our ports
+ * @cm_id: the new ib_cm id of the connection
+ * @ib_event: the REQ
+ *
+ * Return: 0 if a listener's user took it; else non-zero, and ib_cm
+ * rejects the REQ and destroys @cm_id.
+ */
+int xcma_ib_req_handler(struct ib_cm_id *cm_id,
+			const struct ib_cm_event *ib_event)
+{
+	struct sockaddr_storage local, remote;
+	const struct ib_cm_req_event_param *req;
+	struct xcma_id *listener, *conn;
+	struct xcma_event_ctx ectx;
+	__be64 sid;
+	int ret;
+
+	/* SIDR (UD) is not in xcma yet */
+	if (ib_event->event != IB_CM_REQ_RECEIVED)
+		return -EINVAL;
+	req = &ib_event->param.req_rcvd;
+	sid = req->primary_path->service_id;
+	ret = xcma_wire_hdr_decode(ib_event->private_data,
+				   IB_CM_REQ_PRIVATE_DATA_SIZE, sid, &local,
+				   &remote);
+	if (ret)
+		return ret;
+	listener = xcma_listen_find(cm_id->device, sid, ib_event->private_data);
+	if (!listener)
+		return -EINVAL;
+	if (req->qp_type != listener->id.qp_type) {
+		ret = -EINVAL;
+		goto out;
+	}
+	conn = new_conn(listener, ib_event, &local, &remote);
+	if (!conn) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	xcma_id_event_init(&ectx, XCMA_EV_CONNECT_REQUEST);
+	set_req_event(&ectx.ev, ib_event, xcma_wire_hdr_len(local.ss_family));
+	ectx.ib_event = ib_event;
+	ectx.cm_id = cm_id;
+	ectx.prepare = req_prepare;
+	ectx.after = req_after;
+	ret = xcma_id_deliver_req(listener, conn, &ectx);
+	if (ret == XCMA_FSM_DELIVERED)
+		ret = 0;
+	else if (ret >= 0)
+		ret = -ECONNABORTED;
+out:
+	xcma_fsm_id_put(&listener->life.fsm);
+	return ret;
+}
+
+static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	struct rdma_route *route = &xid->id.route;
+	struct ib_cm_req_param req = {};
+	size_t off = xcma_wire_hdr_len(xcma_id_src(xid)->sa_family);
+	struct ib_cm_id *cm_id;
+	void *buf;
+	int ret;
+
+	req.private_data_len = off + param->private_data_len;
+	buf = kzalloc(req.private_data_len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (param->private_data && param->private_data_len)
+		memcpy(buf + off, param->private_data, param->private_data_len);
+	ret = xcma_wire_hdr_encode(buf, req.private_data_len, xcma_id_src(xid),
+				   xcma_id_dst(xid));
+	if (ret)
+		goto out;
+
+	cm_id = xcma_ops->create_cm_id(xid->id.device, ib_handler, xid);
+	if (IS_ERR(cm_id)) {
+		ret = PTR_ERR(cm_id);
+		goto out;
+	}
+	xid->cm_id = cm_id;
+
+	req.private_data = buf;
+	req.primary_path = &route->path_rec[0];
+	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
+	req.service_id = xcma_wire_addr_service_id(xid->id.ps, xcma_id_dst(xid));
+	req.qp_num = xid->qp_num;
+	req.qp_type = xid->id.qp_type;
+	req.starting_psn = xid->seq_num;
+	req.responder_resources = param->responder_resources;
+	req.initiator_depth = param->initiator_depth;
+	req.flow_control = param->flow_control;
+	req.retry_count = min_t(u8, 7, param->retry_count);
+	req.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
+	req.remote_cm_response_timeout = XCMA_CM_RESPONSE_TIMEOUT;
+	req.local_cm_response_timeout = XCMA_CM_RESPONSE_TIMEOUT;
+	req.max_cm_retries = XCMA_MAX_CM_RETRIES;
+	req.srq = xid->srq;
+	req.ece.vendor_id = xid->ece.vendor_id;
+	req.ece.attr_mod = xid->ece.attr_mod;
+	ret = xcma_ops->send_req(cm_id, &req);
+	if (ret) {
+		xid->cm_id = NULL;
+		xcma_ops->destroy_cm_id(cm_id);
+	}
+out:
+	kfree(buf);
+	return ret;
+}
+
+/**
+ * rdma_connect_locked - send a connection request
+ * @id: the id, ROUTE_RESOLVED; its handler mutex held (e.g. in its
+ *	ROUTE_RESOLVED callback)
+ * @conn_param: connection parameters and private data
+ *
+ * Return: 0, then ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR
+ * follows; -EINVAL in another state, without parameters or with too much
+ * private data; -EOPNOTSUPP for UD (SIDR is not in xcma yet); -ENOSYS on
+ * a device without ib_cm (iWARP); the errnos of ib_cm.
+ */
+int rdma_connect_locked(struct rdma_cm_id *id,
+			struct rdma_conn_param *conn_param)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	lockdep_assert_held(&xid->life.handler_mutex);
+	if (!conn_param)
+		return -EINVAL;
+	if (xcma_id_state(xid) != XCMA_FSM_ROUTE_RESOLVED)
+		return -EINVAL;
+	ret = xcma_wire_check_private_data(XCMA_WIRE_REQ,
+					   xcma_id_src(xid)->sa_family,
+					   conn_param->private_data,
+					   conn_param->private_data_len);
+	if (ret)
+		return ret;
+	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
+	if (ret)
+		return ret;
+
+	mutex_lock(&xid->qp_mutex);
+	if (!id->qp) {
+		xid->qp_num = conn_param->qp_num;
+		xid->srq = conn_param->srq;
+	}
+	mutex_unlock(&xid->qp_mutex);
+	if (!rdma_cap_ib_cm(id->device, id->port_num))
+		ret = -XCMA_ENOTRANSPORT;
+	else if (id->qp_type == IB_QPT_UD)
+		ret = -EOPNOTSUPP;
+	else
+		ret = connect_ib(xid, conn_param);
+	if (ret && xcma_id_transition(xid, XCMA_EV_CONNECT_UNDO))
+		pr_debug("xcma: connect undo refused\n");
+	return ret;
+}
+EXPORT_SYMBOL(rdma_connect_locked);
+
+/**
+ * rdma_connect - rdma_connect_locked() outside the id's callbacks
+ * @id: the id
+ * @conn_param: as rdma_connect_locked()
+ *
+ * Return: as rdma_connect_locked().
+ */
+int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	int ret;
+
+	rdma_lock_handler(id);
+	ret = rdma_connect_locked(id, conn_param);
+	rdma_unlock_handler(id);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_connect);
+
+/**
+ * rdma_connect_ece - rdma_connect() with ECE values
+ * @id: the id
+ * @conn_param: as rdma_connect_locked()
+ * @ece: sent in the REQ
+ *
+ * Return: as rdma_connect_locked().
+ */
+int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
+		     struct rdma_ucm_ece *ece)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	xid->ece.vendor_id = ece->vendor_id;
+	xid->ece.attr_mod = ece->attr_mod;
+	return rdma_connect(id, conn_param);
+}
+EXPORT_SYMBOL(rdma_connect_ece);
+
+static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	struct ib_cm_rep_param rep = {};
+	int ret;
+
+	ret = xcma_qp_modify_rtr(xid, param);
+	if (!ret)
+		ret = xcma_qp_modify_rts(xid, param);
+	if (ret)
+		return ret;
+	rep.qp_num = xid->qp_num;
+	rep.starting_psn = xid->seq_num;
+	rep.private_data = param->private_data;
+	rep.private_data_len = param->private_data_len;
+	rep.responder_resources = param->responder_resources;
+	rep.initiator_depth = param->initiator_depth;
+	rep.flow_control = param->flow_control;
+	rep.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
+	rep.srq = xid->srq;
+	rep.ece.vendor_id = xid->ece.vendor_id;
+	rep.ece.attr_mod = xid->ece.attr_mod;
+	return xcma_ops->send_rep(xid->cm_id, &rep);
+}
+
+/**
+ * rdma_accept - accept a connection request (or a response, with a NULL
+ *	@conn_param, on the active side of a user-managed QP)
+ * @id: the id, CONNECT; its handler mutex held (its callback, or
+ *	rdma_lock_handler())
+ * @conn_param: parameters and private data of the REP
+ *
+ * On a failure of the transport the QP goes to ERR and a REJ is sent, as
+ * in-tree; a refusal of the arguments changes nothing.
+ *
+ * Return: 0; -EINVAL in another state or with too much private data;
+ * -EOPNOTSUPP for UD; the errnos of the QP and ib_cm.
+ */
+int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	lockdep_assert_held(&xid->life.handler_mutex);
+	if (conn_param) {
+		ret = xcma_wire_check_private_data(XCMA_WIRE_REP,
+						   xcma_id_src(xid)->sa_family,
+						   conn_param->private_data,
+						   conn_param->private_data_len);
+		if (ret)
+			return ret;
+	}
+	ret = xcma_id_transition(xid, XCMA_EV_ACCEPT);
+	if (ret)
+		return ret;
+	if (!xid->cm_id)
+		return -EINVAL;
+	if (id->qp_type == IB_QPT_UD)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&xid->qp_mutex);
+	if (!id->qp && conn_param) {
+		xid->qp_num = conn_param->qp_num;
+		xid->srq = conn_param->srq;
+	}
+	mutex_unlock(&xid->qp_mutex);
+	if (!rdma_cap_ib_cm(id->device, id->port_num))
+		ret = -XCMA_ENOTRANSPORT;
+	else if (conn_param)
+		ret = accept_ib(xid, conn_param);
+	else
+		ret = rep_recv(xid);
+	if (ret) {
+		xcma_qp_modify_err(xid);
+		if (rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED))
+			pr_debug("xcma: REJ after a failed accept failed\n");
+	}
+	return ret;
+}
+EXPORT_SYMBOL(rdma_accept);
+
+/**
+ * rdma_accept_ece - rdma_accept() with ECE values
+ * @id: the id
+ * @conn_param: as rdma_accept()
+ * @ece: sent in the REP
+ *
+ * Return: as rdma_accept().
+ */
+int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
+		    struct rdma_ucm_ece *ece)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	xid->ece.vendor_id = ece->vendor_id;
+	xid->ece.attr_mod = ece->attr_mod;
+	return rdma_accept(id, conn_param);
+}
+EXPORT_SYMBOL(rdma_accept_ece);
+
+/**
+ * rdma_reject - reject a connection request (or response)
+ * @id: the id, CONNECT with an ib_cm connection
+ * @private_data: sent in the REJ, may be NULL
+ * @private_data_len: its length
+ * @reason: the REJ reason (IB_CM_REJ_CONSUMER_DEFINED for consumers)
+ *
+ * Return: 0; -EINVAL without a connection or with too much private data;
+ * the errnos of ib_cm.
+ */
+int rdma_reject(struct rdma_cm_id *id, const void *private_data,
+		u8 private_data_len, u8 reason)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	if (!xid->cm_id)
+		return -EINVAL;
+	ret = xcma_wire_check_private_data(XCMA_WIRE_REJ,
+					   xcma_id_src(xid)->sa_family,
+					   private_data, private_data_len);
+	if (ret)
+		return ret;
+	ret = xcma_id_transition(xid, XCMA_EV_REJECT);
+	if (ret)
+		return ret;
+	if (!rdma_cap_ib_cm(id->device, id->port_num))
+		return -XCMA_ENOTRANSPORT;
+	if (id->qp_type == IB_QPT_UD)
+		return -EOPNOTSUPP;
+	return xcma_ops->send_rej(xid->cm_id, reason, NULL, 0, private_data,
+				  private_data_len);
+}
+EXPORT_SYMBOL(rdma_reject);
+
+/**
+ * rdma_disconnect - start or answer a disconnection
+ * @id: the id, connected
+ *
+ * The QP goes to ERR first, which flushes its work requests.
+ *
+ * Return: 0; -EINVAL without a connection.
+ */
+int rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	if (!xid->cm_id)
+		return -EINVAL;
+	ret = xcma_id_transition(xid, XCMA_EV_DISCONNECT);
+	if (ret)
+		return ret;
+	if (!rdma_cap_ib_cm(id->device, id->port_num))
+		return -EINVAL;
+	ret = xcma_qp_modify_err(xid);
+	if (ret)
+		return ret;
+	/* a DREQ, unless the peer's came first: then the DREP */
+	if (xcma_ops->send_dreq(xid->cm_id, NULL, 0) &&
+	    xcma_ops->send_drep(xid->cm_id, NULL, 0))
+		pr_debug("xcma: neither DREQ nor DREP could be sent\n");
+	return 0;
+}
+EXPORT_SYMBOL(rdma_disconnect);
+
+/**
+ * rdma_notify - pass a QP event (e.g. IB_EVENT_COMM_EST) to ib_cm
+ * @id: the id
+ * @event: the event
+ *
+ * Return: 0; -EINVAL without a connection; the errno of ib_cm.
+ */
+int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	if (!xid->cm_id)
+		return -EINVAL;
+	if (id->device->node_type != RDMA_NODE_IB_CA)
+		return 0;
+	return xcma_ops->cm_notify(xid->cm_id, event);
+}
+EXPORT_SYMBOL(rdma_notify);
+
+/**
+ * rdma_reject_msg - text of a REJECTED event's reason
+ * @id: the id that got it
+ * @reason: the event's status
+ *
+ * Return: ib_cm's text for IB and RoCE, "unrecognized transport" else.
+ */
+const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
+						int reason)
+{
+	if (id->device && rdma_ib_or_roce(id->device, id->port_num))
+		return xcma_ops->reject_msg(reason);
+	return "unrecognized transport";
+}
+EXPORT_SYMBOL(rdma_reject_msg);
+
+/**
+ * rdma_consumer_reject_data - private data of a consumer's REJ
+ * @id: the id that got REJECTED
+ * @ev: the event
+ * @data_len: set to the data's length (0 if none)
+ *
+ * Return: the data, or NULL unless the peer's consumer rejected.
+ */
+const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
+				      struct rdma_cm_event *ev, u8 *data_len)
+{
+	if (id->device && rdma_ib_or_roce(id->device, id->port_num) &&
+	    ev->status == IB_CM_REJ_CONSUMER_DEFINED &&
+	    ev->param.conn.private_data_len) {
+		*data_len = ev->param.conn.private_data_len;
+		return ev->param.conn.private_data;
+	}
+	*data_len = 0;
+	return NULL;
+}
+EXPORT_SYMBOL(rdma_consumer_reject_data);

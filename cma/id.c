@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Ids: creation, destroy, the per-id options, and the glue between the
+ * lifecycle library and the user's callback.
+ *
+ * The library calls the owner of an id back with (event, status) only.
+ * An event that carries more (private data, connection parameters, an
+ * ib_cm event to act on first) is described by a struct xcma_event_ctx
+ * that the delivering task puts on the id's pending list; the callback
+ * runs in that same task, which is how id_event() finds it. Deliveries
+ * the library makes by itself (DEVICE_REMOVAL) have no context.
+ */
+#include <linux/export.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+
+#include "addr.h"
+#include "id.h"
+#include "ops.h"
+#include "wire.h"
+#include "xcma.h"
+
+static struct xcma_event_ctx *take_pending(struct xcma_id *xid,
+					   unsigned int cm_event)
+{
+	struct xcma_event_ctx *e, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&xid->pending_lock, flags);
+	list_for_each_entry(e, &xid->pending, node) {
+		if (e->task == current && e->cm_event == cm_event) {
+			list_del_init(&e->node);
+			found = e;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&xid->pending_lock, flags);
+	return found;
+}
+
+static void drop_pending(struct xcma_id *xid, struct xcma_event_ctx *ectx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&xid->pending_lock, flags);
+	list_del_init(&ectx->node);
+	spin_unlock_irqrestore(&xid->pending_lock, flags);
+}
+
+static void add_pending(struct xcma_id *xid, struct xcma_event_ctx *ectx)
+{
+	unsigned long flags;
+
+	ectx->task = current;
+	spin_lock_irqsave(&xid->pending_lock, flags);
+	list_add_tail(&ectx->node, &xid->pending);
+	spin_unlock_irqrestore(&xid->pending_lock, flags);
+}
+
+/* The library runs the user's callback: handler mutex held. */
+static int id_event(struct xcma_life_id *life, unsigned int cm_event,
+		    int status)
+{
+	struct xcma_id *xid = xcma_id_of_life(life);
+	struct rdma_cm_event local = { .event = cm_event, .status = status };
+	struct xcma_event_ctx *ectx = take_pending(xid, cm_event);
+	struct rdma_cm_event *ev = &local;
+	int ret;
+
+	lockdep_assert_held(&life->handler_mutex);
+	if (ectx) {
+		if (ectx->prepare)
+			ectx->prepare(xid, ectx);
+		ev = &ectx->ev;
+	}
+	ret = xid->id.event_handler(&xid->id, ev);
+	if (!ectx)
+		return ret;
+	if (!ret) {
+		if (ectx->after)
+			ectx->after(xid, ectx);
+		return 0;
+	}
+	/*
+	 * Destroy by return. The ib_cm id whose callback this is cannot be
+	 * destroyed from inside that callback: leave it to ib_cm, which
+	 * destroys it when the callback returns non-zero. The destroy waits
+	 * for every reference, the deliverer's included: drop it now.
+	 */
+	ectx->destroyed = true;
+	if (ectx->cm_id && xid->cm_id == ectx->cm_id)
+		xid->cm_id = NULL;
+	if (ectx->holds_ref) {
+		ectx->holds_ref = false;
+		xcma_fsm_id_put(&life->fsm);
+	}
+	return ret;
+}
+
+static void id_cancel(struct xcma_life_id *life, unsigned int state)
+{
+	struct xcma_id *xid = xcma_id_of_life(life);
+
+	switch (state) {
+	case XCMA_FSM_ADDR_QUERY:
+		xcma_resolve_cancel_addr(xid);
+		break;
+	case XCMA_FSM_ROUTE_QUERY:
+		xcma_resolve_cancel_route(xid);
+		break;
+	case XCMA_FSM_LISTEN:
+		xcma_listen_stop(xid);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Everything that belongs to the device goes before the device may. */
+static void id_release_dev(struct xcma_life_id *life,
+			   struct xcma_life_dev *dev)
+{
+	struct xcma_id *xid = xcma_id_of_life(life);
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+
+	xcma_listen_stop(xid);
+	xcma_ib_release(xid);
+	if (da->sgid_attr) {
+		xcma_ops->put_gid_attr(da->sgid_attr);
+		da->sgid_attr = NULL;
+	}
+}
+
+static void id_free(struct xcma_life_id *life)
+{
+	struct xcma_id *xid = xcma_id_of_life(life);
+
+	xcma_port_unbind(&xid->bind);
+	kfree(xid->id.route.path_rec);
+	put_net(xid->id.route.addr.dev_addr.net);
+	kfree(xid);
+}
+
+static const struct xcma_life_id_ops id_ops = {
+	.event = id_event,
+	.cancel = id_cancel,
+	.release_dev = id_release_dev,
+	.free = id_free,
+};
+
+/**
+ * xcma_id_alloc - allocate and initialise an id (IDLE, one reference)
+ * @net: its namespace (a reference is taken)
+ * @handler: the user's callback
+ * @context: the user's context
+ * @ps: port space
+ * @qp_type: QP type
+ * @owner: module name of the creator, for reports
+ *
+ * Return: the id, or NULL.
+ */
+struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
+			      void *context, enum rdma_ucm_port_space ps,
+			      enum ib_qp_type qp_type, const char *owner)
+{
+	struct xcma_id *xid;
+
+	xid = kzalloc(sizeof(*xid), GFP_KERNEL);
+	if (!xid)
+		return NULL;
+	xid->id.context = context;
+	xid->id.event_handler = handler;
+	xid->id.ps = ps;
+	xid->id.qp_type = qp_type;
+	xid->id.route.addr.dev_addr.net = get_net(net);
+	xcma_port_binding_init(&xid->bind, net,
+			       &xid->id.route.addr.src_addr,
+			       &xid->id.route.addr.dst_addr);
+	INIT_LIST_HEAD(&xid->listen_item);
+	INIT_LIST_HEAD(&xid->pending);
+	spin_lock_init(&xid->pending_lock);
+	mutex_init(&xid->qp_mutex);
+	xcma_resolve_work_init(xid);
+	xid->seq_num = get_random_u32() & 0x00ffffff;
+	strscpy(xid->owner, owner ? owner : "?", sizeof(xid->owner));
+	xcma_life_id_init(&xid->life, &xcma_life, &id_ops);
+	return xid;
+}
+
+/**
+ * xcma_id_event_init - start describing an event
+ * @ectx: the description
+ * @fsm_event: the notification it will be delivered as
+ */
+void xcma_id_event_init(struct xcma_event_ctx *ectx, unsigned int fsm_event)
+{
+	memset(ectx, 0, sizeof(*ectx));
+	INIT_LIST_HEAD(&ectx->node);
+	ectx->cm_event = xcma_fsm_event_cm_event(fsm_event);
+	ectx->ev.event = ectx->cm_event;
+}
+
+/**
+ * xcma_id_deliver - deliver a notification with its payload
+ * @xid: the id; the caller holds a reference, which this consumes
+ * @fsm_event: the notification (XCMA_EV_*)
+ * @ectx: the payload, from xcma_id_event_init()
+ *
+ * Return: as xcma_fsm_id_deliver(); after XCMA_FSM_DESTROYED the id is
+ * gone.
+ */
+int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
+		    struct xcma_event_ctx *ectx)
+{
+	int ret;
+
+	ectx->holds_ref = true;
+	add_pending(xid, ectx);
+	ret = xcma_fsm_id_deliver(&xid->life.fsm, fsm_event, ectx->ev.status,
+				  0);
+	if (ret == XCMA_FSM_DESTROYED)
+		return ret;
+	drop_pending(xid, ectx);
+	xcma_fsm_id_put(&xid->life.fsm);
+	return ret;
+}
+
+/**
+ * xcma_id_deliver_req - deliver CONNECT_REQUEST to a new conn id
+ * @listener: the listener; the caller holds a reference
+ * @conn: the new id, initialised and known to nobody else; consumed
+ * @ectx: the payload
+ *
+ * Return: as xcma_fsm_id_deliver_req(). Unless XCMA_FSM_DELIVERED, @conn
+ * is gone.
+ */
+int xcma_id_deliver_req(struct xcma_id *listener, struct xcma_id *conn,
+			struct xcma_event_ctx *ectx)
+{
+	add_pending(conn, ectx);
+	/* the callback consumes ectx; if it never runs, conn is freed */
+	return xcma_fsm_id_deliver_req(&listener->life.fsm, &conn->life.fsm,
+				       0);
+}
+
+/**
+ * xcma_id_transition - apply an operation to an id
+ * @xid: the id
+ * @fsm_event: XCMA_EV_*
+ *
+ * Return: 0, or the in-tree CM's errno for the state (-EINVAL).
+ */
+int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event)
+{
+	return xcma_fsm_id_transition(&xid->life.fsm, fsm_event);
+}
+
+/**
+ * xcma_id_attach - the id holds @dev from now on
+ * @xid: the id
+ * @dev: the device
+ *
+ * Return: 0; -ENODEV if @dev is being removed; -EINVAL if the id is being
+ * destroyed or already holds a device.
+ */
+int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev)
+{
+	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
+
+	if (!ret)
+		xid->dev = dev;
+	return ret;
+}
+
+/**
+ * __rdma_create_kernel_id - create an id
+ * @net: network namespace
+ * @event_handler: the user's callback, not NULL
+ * @context: the user's context
+ * @ps: port space
+ * @qp_type: QP type (RC or UD)
+ * @caller: the creating module's name
+ *
+ * Return: the id, ERR_PTR(-EINVAL) for a NULL handler or another QP type,
+ * ERR_PTR(-ENOMEM).
+ */
+struct rdma_cm_id *
+__rdma_create_kernel_id(struct net *net, rdma_cm_event_handler event_handler,
+			void *context, enum rdma_ucm_port_space ps,
+			enum ib_qp_type qp_type, const char *caller)
+{
+	struct xcma_id *xid;
+
+	/* the in-tree CM would oops on the first event instead */
+	if (!event_handler || !net)
+		return ERR_PTR(-EINVAL);
+	if (qp_type != IB_QPT_RC && qp_type != IB_QPT_UD)
+		return ERR_PTR(-EINVAL);
+	xid = xcma_id_alloc(net, event_handler, context, ps, qp_type, caller);
+	if (!xid)
+		return ERR_PTR(-ENOMEM);
+	return &xid->id;
+}
+EXPORT_SYMBOL(__rdma_create_kernel_id);
+
+/**
+ * rdma_destroy_id - destroy an id
+ * @id: the id; not from its own callback (return non-zero there instead)
+ *
+ * When this returns, no callback of @id runs or will run.
+ */
+void rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	/* a second destroy is a caller bug, which the library reports */
+	if (xcma_fsm_id_destroy(&xid->life.fsm))
+		pr_debug("xcma: id %p destroyed twice\n", id);
+}
+EXPORT_SYMBOL(rdma_destroy_id);
+
+/**
+ * rdma_set_service_type - type of service of the id's traffic
+ * @id: the id
+ * @tos: the value
+ */
+void rdma_set_service_type(struct rdma_cm_id *id, int tos)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	mutex_lock(&xid->qp_mutex);
+	xid->tos = (u8)tos;
+	xid->tos_set = true;
+	mutex_unlock(&xid->qp_mutex);
+}
+EXPORT_SYMBOL(rdma_set_service_type);
+
+/**
+ * rdma_set_reuseaddr - share the port with other reuseaddr ids
+ * @id: the id
+ * @reuse: the value
+ *
+ * Return: 0; -EINVAL unless IDLE, or setting it on a non-listening id.
+ */
+int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	unsigned int state = xcma_id_state(xid);
+
+	if (!((reuse && state != XCMA_FSM_LISTEN) || state == XCMA_FSM_IDLE))
+		return -EINVAL;
+	if (xcma_port_is_bound(&xid->bind))
+		xcma_port_set_reuseaddr(&xid->bind, reuse);
+	else
+		xid->bind.reuseaddr = reuse;
+	return 0;
+}
+EXPORT_SYMBOL(rdma_set_reuseaddr);
+
+/**
+ * rdma_set_afonly - listen to one address family only
+ * @id: the id
+ * @afonly: the value
+ *
+ * Return: 0; -EINVAL unless IDLE or ADDR_BOUND.
+ */
+int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	unsigned int state = xcma_id_state(xid);
+
+	if (state != XCMA_FSM_IDLE && state != XCMA_FSM_ADDR_BOUND)
+		return -EINVAL;
+	xid->afonly_set = true;
+	if (xcma_port_is_bound(&xid->bind))
+		xcma_port_set_afonly(&xid->bind, afonly);
+	else
+		xid->bind.afonly = afonly;
+	return 0;
+}
+EXPORT_SYMBOL(rdma_set_afonly);
+
+/**
+ * rdma_set_ack_timeout - local ACK timeout of the QP
+ * @id: the id
+ * @timeout: 4.096 us * 2^@timeout; not range checked, as in-tree
+ *
+ * Return: 0, or -EINVAL unless the id is RC or XRC_INI.
+ */
+int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	if (id->qp_type != IB_QPT_RC && id->qp_type != IB_QPT_XRC_INI)
+		return -EINVAL;
+	mutex_lock(&xid->qp_mutex);
+	xid->timeout = timeout;
+	xid->timeout_set = true;
+	mutex_unlock(&xid->qp_mutex);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_set_ack_timeout);
+
+/**
+ * rdma_set_min_rnr_timer - RNR NAK timer of the QP
+ * @id: the id
+ * @min_rnr_timer: a 5-bit value
+ *
+ * Return: 0, or -EINVAL for a value above 31 or an id that is neither RC
+ * nor XRC_TGT (the in-tree CM also WARNs there; a consumer's mistake is
+ * not a kernel bug, so xcma only returns the errno).
+ */
+int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	if (min_rnr_timer & 0xe0)
+		return -EINVAL;
+	if (id->qp_type != IB_QPT_RC && id->qp_type != IB_QPT_XRC_TGT)
+		return -EINVAL;
+	mutex_lock(&xid->qp_mutex);
+	xid->min_rnr_timer = min_rnr_timer;
+	xid->min_rnr_timer_set = true;
+	mutex_unlock(&xid->qp_mutex);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_set_min_rnr_timer);
+
+/**
+ * rdma_lock_handler - hold off the id's callbacks
+ * @id: the id
+ */
+void rdma_lock_handler(struct rdma_cm_id *id)
+{
+	mutex_lock(&xcma_id_of(id)->life.handler_mutex);
+}
+EXPORT_SYMBOL(rdma_lock_handler);
+
+/**
+ * rdma_unlock_handler - let the id's callbacks run again
+ * @id: the id
+ */
+void rdma_unlock_handler(struct rdma_cm_id *id)
+{
+	mutex_unlock(&xcma_id_of(id)->life.handler_mutex);
+}
+EXPORT_SYMBOL(rdma_unlock_handler);
+
+/**
+ * rdma_get_service_id - the IB service ID of an address
+ * @id: the id (its port space)
+ * @addr: the address
+ *
+ * Return: the service ID, big endian.
+ */
+__be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	return xcma_wire_addr_service_id(id->ps, addr);
+}
+EXPORT_SYMBOL(rdma_get_service_id);
+
+/**
+ * rdma_read_gids - source and destination GIDs of the id
+ * @cm_id: the id
+ * @sgid: set to the source GID, if not NULL
+ * @dgid: set to the destination GID, if not NULL
+ */
+void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
+		    union ib_gid *dgid)
+{
+	struct rdma_addr *addr = &cm_id->route.addr;
+
+	if (!cm_id->device) {
+		if (sgid)
+			memset(sgid, 0, sizeof(*sgid));
+		if (dgid)
+			memset(dgid, 0, sizeof(*dgid));
+		return;
+	}
+	if (rdma_protocol_roce(cm_id->device, cm_id->port_num)) {
+		if (sgid)
+			rdma_ip2gid((struct sockaddr *)&addr->src_addr, sgid);
+		if (dgid)
+			rdma_ip2gid((struct sockaddr *)&addr->dst_addr, dgid);
+	} else {
+		if (sgid)
+			rdma_addr_get_sgid(&addr->dev_addr, sgid);
+		if (dgid)
+			rdma_addr_get_dgid(&addr->dev_addr, dgid);
+	}
+}
+EXPORT_SYMBOL(rdma_read_gids);
+
+/**
+ * xcma_id_free_unused - free an id the library never saw
+ * @xid: from xcma_id_alloc(), unbound, not attached, unreferenced
+ */
+void xcma_id_free_unused(struct xcma_id *xid)
+{
+	id_free(&xid->life);
+}

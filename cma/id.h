@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * An rdma_cm id as xcma keeps it: the user's struct rdma_cm_id, its
+ * lifecycle (cma/lifecycle.h), its port binding (cma/port.h) and what the
+ * CM needs to drive ib_cm. See id.c.
+ */
+#ifndef XCMA_ID_H
+#define XCMA_ID_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "lifecycle.h"
+#include "port.h"
+
+struct xcma_device;
+
+#define XCMA_OWNER_LEN 56
+
+/*
+ * What the in-tree CM returns for a transport it cannot drive (an id on
+ * a port with neither ib_cm nor iw_cm): errno 38, the "no such system
+ * call" value, which checkpatch rightly keeps out of new code; xcma keeps
+ * the number because consumers see it.
+ */
+#define XCMA_ENOTRANSPORT 38
+
+/* the in-tree CM's ib_cm settings, kept so that timeouts behave the same */
+#define XCMA_CM_RESPONSE_TIMEOUT 20
+#define XCMA_MAX_CM_RETRIES 15
+#define XCMA_CM_MRA_SETTING (IB_CM_MRA_FLAG_DELAY | 24)
+#define XCMA_IBOE_PACKET_LIFETIME 16
+
+/**
+ * struct xcma_id - an id
+ * @id: what the user sees; @id.route and @id.device are written by the
+ *	operation the state machine let through (one at a time: the table
+ *	refuses a second operation until the first one's notification), so
+ *	they need no lock of their own
+ * @life: lifecycle (see lifecycle.h for its locks)
+ * @bind: port binding (see port.h for its lock)
+ * @dev: the xcma device the id holds; set once when it attaches, before
+ *	any event source can see the id, cleared never (the library tracks
+ *	the hold itself)
+ * @cm_id: the ib_cm connection; written under @life.handler_mutex by
+ *	connect, by a REQ's CONNECT_REQUEST and by a destroy-by-return from an
+ *	ib_cm callback, and cleared without it by the release of the device,
+ *	when no callback of the id can run any more; read by the ib_cm
+ *	callbacks, which ib_cm serializes
+ * @listen_cm_id: the ib_cm listen of a listener on a device (listen_lock)
+ * @listen_item: on the listener list (listen_lock)
+ * @work: resolve_route's completion
+ * @qp_mutex: protects @id.qp and the QP options below
+ * @pending_lock: protects @pending (a leaf spinlock)
+ * @pending: events being delivered, with their payloads (struct
+ *	xcma_event_ctx), found by the delivering task
+ * @seq_num: starting PSN, random, constant
+ * @qp_num: the QP number to connect with (@qp_mutex)
+ * @srq: the QP uses an SRQ (@qp_mutex)
+ * @tos: type of service (@qp_mutex)
+ * @tos_set: @tos was set (@qp_mutex)
+ * @timeout: ack timeout (@qp_mutex)
+ * @timeout_set: @timeout was set (@qp_mutex)
+ * @min_rnr_timer: RNR NAK timer (@qp_mutex)
+ * @min_rnr_timer_set: @min_rnr_timer was set (@qp_mutex)
+ * @afonly_set: the user called rdma_set_afonly (constant once bound)
+ * @used_resolve_ip: an address resolution was started once, so a new one
+ *	must cancel it first (written by resolve_addr only)
+ * @ece: ECE values for REQ/REP (written before connect/accept)
+ * @owner: module that created the id (or its listener), for reports
+ */
+struct xcma_id {
+	struct rdma_cm_id id;
+	struct xcma_life_id life;
+	struct xcma_port_binding bind;
+	struct xcma_device *dev;
+	struct ib_cm_id *cm_id;
+	struct ib_cm_id *listen_cm_id;
+	struct list_head listen_item;
+	struct work_struct work;
+	struct mutex qp_mutex; /* see above */
+	spinlock_t pending_lock; /* see above */
+	struct list_head pending;
+	u32 seq_num;
+	u32 qp_num;
+	bool srq;
+	u8 tos;
+	bool tos_set;
+	u8 timeout;
+	bool timeout_set;
+	u8 min_rnr_timer;
+	bool min_rnr_timer_set;
+	bool afonly_set;
+	bool used_resolve_ip;
+	struct rdma_ucm_ece ece;
+	char owner[XCMA_OWNER_LEN];
+};
+
+struct xcma_event_ctx;
+
+/**
+ * struct xcma_event_ctx - an event on its way to the user
+ * @node: on xcma_id.pending while delivered (pending_lock)
+ * @task: the delivering task, which the callback runs in
+ * @cm_event: the user event the library will ask for
+ * @ev: the event the user gets; @prepare may change its type and status
+ *	to another of the same state change (ESTABLISHED / CONNECT_ERROR)
+ * @prepare: run under the handler mutex once the state machine accepted
+ *	the event, before the user's callback; may be NULL
+ * @after: run under the handler mutex if the user's callback returned 0
+ * @ib_event: the ib_cm event, for @prepare
+ * @cm_id: the ib_cm id that is calling us, if any: on a destroy by return
+ *	the id lets go of it and ib_cm destroys it
+ * @holds_ref: the delivering task holds an id reference (dropped before a
+ *	destroy by return, which waits for all references)
+ * @destroyed: the user's callback returned non-zero
+ */
+struct xcma_event_ctx {
+	struct list_head node;
+	struct task_struct *task;
+	unsigned int cm_event;
+	struct rdma_cm_event ev;
+	void (*prepare)(struct xcma_id *xid, struct xcma_event_ctx *ectx);
+	void (*after)(struct xcma_id *xid, struct xcma_event_ctx *ectx);
+	const struct ib_cm_event *ib_event;
+	struct ib_cm_id *cm_id;
+	bool holds_ref;
+	bool destroyed;
+};
+
+static inline struct xcma_id *xcma_id_of(struct rdma_cm_id *id)
+{
+	return container_of(id, struct xcma_id, id);
+}
+
+static inline struct xcma_id *xcma_id_of_life(struct xcma_life_id *life)
+{
+	return container_of(life, struct xcma_id, life);
+}
+
+static inline struct sockaddr *xcma_id_src(struct xcma_id *xid)
+{
+	return (struct sockaddr *)&xid->id.route.addr.src_addr;
+}
+
+static inline struct sockaddr *xcma_id_dst(struct xcma_id *xid)
+{
+	return (struct sockaddr *)&xid->id.route.addr.dst_addr;
+}
+
+static inline unsigned int xcma_id_state(struct xcma_id *xid)
+{
+	return xcma_fsm_id_state(&xid->life.fsm);
+}
+
+/* id.c */
+struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
+			      void *context, enum rdma_ucm_port_space ps,
+			      enum ib_qp_type qp_type, const char *owner);
+int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
+		    struct xcma_event_ctx *ectx);
+void xcma_id_event_init(struct xcma_event_ctx *ectx, unsigned int fsm_event);
+int xcma_id_deliver_req(struct xcma_id *listener, struct xcma_id *conn,
+			struct xcma_event_ctx *ectx);
+int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
+int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
+void xcma_id_free_unused(struct xcma_id *xid);
+
+/* resolve.c */
+void xcma_resolve_cancel_addr(struct xcma_id *xid);
+void xcma_resolve_cancel_route(struct xcma_id *xid);
+void xcma_resolve_work_init(struct xcma_id *xid);
+
+/* listen.c */
+int xcma_listen_start(struct xcma_id *xid);
+void xcma_listen_stop(struct xcma_id *xid);
+struct xcma_wire_hdr;
+struct xcma_id *xcma_listen_find(struct ib_device *ibdev, __be64 service_id,
+				 const struct xcma_wire_hdr *hdr);
+struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
+				       struct xcma_life_dev *dev);
+
+/* ib.c */
+int xcma_ib_req_handler(struct ib_cm_id *cm_id,
+			const struct ib_cm_event *ib_event);
+void xcma_ib_release(struct xcma_id *xid);
+
+/* qp.c */
+int xcma_qp_modify_err(struct xcma_id *xid);
+int xcma_qp_modify_rtr(struct xcma_id *xid, struct rdma_conn_param *param);
+int xcma_qp_modify_rts(struct xcma_id *xid, struct rdma_conn_param *param);
+
+#endif /* XCMA_ID_H */

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Listeners. A listener bound to an address listens on that address's
+ * device; a wildcard listener gets one internal child per device from the
+ * lifecycle library (xcma_listen_child()), each listening on its device.
+ * Every id that listens on a device is on the listener list, and holds an
+ * ib_cm listen on the service ID of its port (ib_cm shares one between
+ * the ids of a port); an incoming REQ picks its listener from the list by
+ * device, service ID and the addresses in the rdma_cm header.
+ */
+#include <linux/export.h>
+#include <linux/mutex.h>
+
+#include "addr.h"
+#include "id.h"
+#include "ops.h"
+#include "wire.h"
+#include "xcma.h"
+
+/*
+ * listen_lock protects the listener list and each id's listen_cm_id and
+ * listen_item. Lock order: the ctx lock (xcma_listen_child()), then
+ * listen_lock; nothing is taken under it but an id reference.
+ */
+static DEFINE_MUTEX(listen_lock);
+static LIST_HEAD(listeners);
+
+/**
+ * xcma_listen_start - listen on the id's device
+ * @xid: the id, with a device and a bound source address
+ *
+ * Return: 0, or the errno of ib_cm_insert_listen().
+ */
+int xcma_listen_start(struct xcma_id *xid)
+{
+	struct ib_cm_id *cm_id;
+
+	cm_id = xcma_ops->insert_listen(xid->id.device, xcma_ib_req_handler,
+					xcma_wire_addr_service_id(xid->id.ps,
+								  xcma_id_src(xid)));
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	mutex_lock(&listen_lock);
+	xid->listen_cm_id = cm_id;
+	list_add_tail(&xid->listen_item, &listeners);
+	mutex_unlock(&listen_lock);
+	return 0;
+}
+
+/**
+ * xcma_listen_stop - stop listening; nothing happens if the id does not
+ * @xid: the id
+ *
+ * Once this returns no REQ can pick the id any more.
+ */
+void xcma_listen_stop(struct xcma_id *xid)
+{
+	struct ib_cm_id *cm_id;
+
+	mutex_lock(&listen_lock);
+	cm_id = xid->listen_cm_id;
+	xid->listen_cm_id = NULL;
+	list_del_init(&xid->listen_item);
+	mutex_unlock(&listen_lock);
+	if (cm_id)
+		xcma_ops->destroy_cm_id(cm_id);
+}
+
+/**
+ * xcma_listen_find - the listener a REQ is for
+ * @ibdev: the device the REQ came in on
+ * @service_id: its service ID
+ * @hdr: its rdma_cm header, decoded once already
+ *
+ * Return: the listener with a reference the caller must put, or NULL.
+ */
+struct xcma_id *xcma_listen_find(struct ib_device *ibdev, __be64 service_id,
+				 const struct xcma_wire_hdr *hdr)
+{
+	enum rdma_ucm_port_space ps = xcma_wire_service_id_ps(service_id);
+	__be16 port = xcma_wire_service_id_port(service_id);
+	struct xcma_id *xid, *found = NULL;
+
+	mutex_lock(&listen_lock);
+	list_for_each_entry(xid, &listeners, listen_item) {
+		if (xid->id.device != ibdev || xid->id.ps != ps ||
+		    xcma_addr_get_port(xcma_id_src(xid)) != port)
+			continue;
+		if (!xcma_wire_hdr_match(hdr, xcma_id_src(xid),
+					 xid->bind.afonly))
+			continue;
+		/* still listed, so its destroy has not dropped its last ref */
+		xcma_fsm_id_get(&xid->life.fsm);
+		found = xid;
+		break;
+	}
+	mutex_unlock(&listen_lock);
+	return found;
+}
+
+/**
+ * xcma_listen_child - ctx ops->listen_child: a wildcard listener's child
+ * @parent: the wildcard listener
+ * @life: the device
+ *
+ * The child takes the parent's address, options, callback and context;
+ * the library binds it, attaches it and makes it LISTEN after this.
+ * Context: the ctx lock is held.
+ *
+ * Return: the child, or NULL.
+ */
+struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
+				       struct xcma_life_dev *life)
+{
+	struct xcma_device *dev = xcma_device_of_life(life);
+	struct xcma_id *p = xcma_id_of_life(parent);
+	struct xcma_id *child;
+
+	lockdep_assert_held(&parent->ctx->lock);
+	child = xcma_id_alloc(p->id.route.addr.dev_addr.net,
+			      p->id.event_handler, p->id.context, p->id.ps,
+			      p->id.qp_type, p->owner);
+	if (!child)
+		return NULL;
+	if (xcma_addr_copy(&child->id.route.addr.src_addr, xcma_id_src(p)))
+		goto err_free;
+	child->bind.afonly = p->bind.afonly;
+	child->id.device = dev->ibdev;
+	child->id.port_num = rdma_start_port(dev->ibdev);
+	child->dev = dev;
+	if (xcma_listen_start(child))
+		goto err_free;
+	return &child->life;
+
+err_free:
+	xcma_id_free_unused(child);
+	return NULL;
+}
+
+/**
+ * rdma_listen - wait for connection requests
+ * @id: the id, ADDR_BOUND (or IDLE: it is bound to 0.0.0.0 first)
+ * @backlog: ignored, as ib_cm has no backlog
+ *
+ * Return: 0; -EINVAL in another state; -EADDRINUSE/-EADDRNOTAVAIL if a
+ * reuseaddr id shares its address; -ENOMEM.
+ */
+int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	if (xcma_id_state(xid) == XCMA_FSM_IDLE) {
+		struct sockaddr_in any = { .sin_family = AF_INET };
+
+		ret = rdma_bind_addr(id, (struct sockaddr *)&any);
+		if (ret)
+			return ret;
+	}
+	/* the port check needs a bound id: refuse the other states first */
+	if (xcma_id_state(xid) != XCMA_FSM_ADDR_BOUND)
+		return -EINVAL;
+	ret = xcma_port_listen(&xid->bind);
+	if (ret)
+		return ret;
+	/* a wildcard listener gets its children in there */
+	ret = xcma_fsm_id_listen(&xid->life.fsm);
+	if (ret)
+		return ret;
+	if (!xid->dev)
+		return 0;
+	ret = xcma_listen_start(xid);
+	if (ret && xcma_id_transition(xid, XCMA_EV_LISTEN_UNDO))
+		pr_debug("xcma: listen undo refused\n");
+	return ret;
+}
+EXPORT_SYMBOL(rdma_listen);

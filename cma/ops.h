@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Every call xcma makes into ib_core, ib_cm and address resolution goes
+ * through xcma_ops, so that KUnit can put fakes in their place. See ops.c.
+ */
+#ifndef XCMA_OPS_H
+#define XCMA_OPS_H
+
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+
+typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
+				struct rdma_dev_addr *addr, void *context);
+
+/**
+ * struct xcma_ops - the kernel functions xcma calls, one pointer each
+ * @resolve_ip: rdma_resolve_ip()
+ * @addr_cancel: rdma_addr_cancel()
+ * @translate_ip: rdma_translate_ip()
+ * @find_gid_by_port: rdma_find_gid_by_port()
+ * @put_gid_attr: rdma_put_gid_attr()
+ * @create_cm_id: ib_create_cm_id()
+ * @destroy_cm_id: ib_destroy_cm_id()
+ * @insert_listen: ib_cm_insert_listen()
+ * @send_req: ib_send_cm_req()
+ * @send_rep: ib_send_cm_rep()
+ * @send_rtu: ib_send_cm_rtu()
+ * @send_rej: ib_send_cm_rej()
+ * @send_mra: ib_send_cm_mra()
+ * @send_dreq: ib_send_cm_dreq()
+ * @send_drep: ib_send_cm_drep()
+ * @cm_notify: ib_cm_notify()
+ * @cm_init_qp_attr: ib_cm_init_qp_attr()
+ * @reject_msg: ibcm_reject_msg()
+ * @create_qp: ib_create_qp()
+ * @modify_qp: ib_modify_qp()
+ * @destroy_qp: ib_destroy_qp()
+ * @find_cached_pkey: ib_find_cached_pkey()
+ *
+ * Written only by xcma_ops_set() (KUnit, with no id alive); read without
+ * a lock.
+ */
+struct xcma_ops {
+	int (*resolve_ip)(struct sockaddr *src, const struct sockaddr *dst,
+			  struct rdma_dev_addr *addr, unsigned long timeout_ms,
+			  xcma_resolve_cb cb, bool by_gid_attr, void *context);
+	void (*addr_cancel)(struct rdma_dev_addr *addr);
+	int (*translate_ip)(const struct sockaddr *addr,
+			    struct rdma_dev_addr *dev_addr);
+	const struct ib_gid_attr *(*find_gid_by_port)(struct ib_device *dev,
+						      const union ib_gid *gid,
+						      enum ib_gid_type type,
+						      u32 port,
+						      struct net_device *ndev);
+	void (*put_gid_attr)(const struct ib_gid_attr *attr);
+	struct ib_cm_id *(*create_cm_id)(struct ib_device *dev,
+					 ib_cm_handler handler, void *context);
+	void (*destroy_cm_id)(struct ib_cm_id *cm_id);
+	struct ib_cm_id *(*insert_listen)(struct ib_device *dev,
+					  ib_cm_handler handler,
+					  __be64 service_id);
+	int (*send_req)(struct ib_cm_id *cm_id, struct ib_cm_req_param *param);
+	int (*send_rep)(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param);
+	int (*send_rtu)(struct ib_cm_id *cm_id, const void *data, u8 len);
+	int (*send_rej)(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
+			void *ari, u8 ari_len, const void *data, u8 len);
+	int (*send_mra)(struct ib_cm_id *cm_id, u8 timeout, const void *data,
+			u8 len);
+	int (*send_dreq)(struct ib_cm_id *cm_id, const void *data, u8 len);
+	int (*send_drep)(struct ib_cm_id *cm_id, const void *data, u8 len);
+	int (*cm_notify)(struct ib_cm_id *cm_id, enum ib_event_type event);
+	int (*cm_init_qp_attr)(struct ib_cm_id *cm_id, struct ib_qp_attr *attr,
+			       int *mask);
+	const char *(*reject_msg)(int reason);
+	struct ib_qp *(*create_qp)(struct ib_pd *pd,
+				   struct ib_qp_init_attr *attr);
+	int (*modify_qp)(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);
+	int (*destroy_qp)(struct ib_qp *qp);
+	int (*find_cached_pkey)(struct ib_device *dev, u32 port, u16 pkey,
+				u16 *index);
+};
+
+extern const struct xcma_ops *xcma_ops;
+extern const struct xcma_ops xcma_kernel_ops;
+
+const struct xcma_ops *xcma_ops_set(const struct xcma_ops *ops);
+
+#endif /* XCMA_OPS_H */

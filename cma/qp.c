@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The id's QP: created on the id's device and port and moved to INIT at
+ * once; RTR and RTS when the connection is made (ib.c), ERR when it ends.
+ * The attributes of each step come from ib_cm once there is a connection.
+ */
+#include <linux/export.h>
+#include <rdma/ib_cache.h>
+
+#include "id.h"
+#include "ops.h"
+
+static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
+			       int *mask)
+{
+	struct rdma_cm_id *id = &xid->id;
+	u16 pkey;
+	int ret;
+
+	pkey = rdma_cap_eth_ah(id->device, id->port_num) ?
+		       0xffff :
+		       ib_addr_get_pkey(&id->route.addr.dev_addr);
+	ret = xcma_ops->find_cached_pkey(id->device, id->port_num, pkey,
+					 &attr->pkey_index);
+	if (ret)
+		return ret;
+	attr->port_num = id->port_num;
+	attr->qp_access_flags = 0;
+	*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+		IB_QP_ACCESS_FLAGS;
+	return 0;
+}
+
+/**
+ * rdma_init_qp_attr - the attributes for moving the id's QP to a state
+ * @id: the id
+ * @qp_attr: in: qp_state; out: the attributes
+ * @qp_attr_mask: out: which attributes are set
+ *
+ * Return: 0; -ENOSYS on a device without ib_cm; -EINVAL for UD (not in
+ * xcma yet); the errnos of ib_cm.
+ */
+int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
+		      int *qp_attr_mask)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	if (!id->device || !rdma_cap_ib_cm(id->device, id->port_num))
+		return -XCMA_ENOTRANSPORT;
+	if (id->qp_type == IB_QPT_UD)
+		return -EINVAL;
+	if (!xid->cm_id)
+		ret = init_qp_attr_noconn(xid, qp_attr, qp_attr_mask);
+	else
+		ret = xcma_ops->cm_init_qp_attr(xid->cm_id, qp_attr,
+						qp_attr_mask);
+	if (ret)
+		return ret;
+	if (qp_attr->qp_state == IB_QPS_RTR)
+		qp_attr->rq_psn = xid->seq_num;
+	/* the user's overrides; read as in-tree, without qp_mutex */
+	if ((*qp_attr_mask & IB_QP_TIMEOUT) && xid->timeout_set)
+		qp_attr->timeout = xid->timeout;
+	if ((*qp_attr_mask & IB_QP_MIN_RNR_TIMER) && xid->min_rnr_timer_set)
+		qp_attr->min_rnr_timer = xid->min_rnr_timer;
+	return 0;
+}
+EXPORT_SYMBOL(rdma_init_qp_attr);
+
+/**
+ * rdma_create_qp - create the id's QP, in INIT
+ * @id: the id, with a device (address resolved, or a conn id)
+ * @pd: a PD of the id's device
+ * @qp_init_attr: as ib_create_qp(); port_num is set to the id's
+ *
+ * Return: 0; -EINVAL for a PD of another device or an id without one;
+ * -EOPNOTSUPP for UD (not in xcma yet); the errnos of the verbs.
+ */
+int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
+		   struct ib_qp_init_attr *qp_init_attr)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	struct ib_qp *qp;
+	int mask, ret;
+
+	if (!id->device || id->device != pd->device)
+		return -EINVAL;
+	if (id->qp_type == IB_QPT_UD)
+		return -EOPNOTSUPP;
+	qp_init_attr->port_num = id->port_num;
+	qp = xcma_ops->create_qp(pd, qp_init_attr);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	ret = rdma_init_qp_attr(id, &attr, &mask);
+	if (!ret)
+		ret = xcma_ops->modify_qp(qp, &attr, mask);
+	if (ret) {
+		if (xcma_ops->destroy_qp(qp))
+			pr_debug("xcma: destroying a new QP failed\n");
+		return ret;
+	}
+	mutex_lock(&xid->qp_mutex);
+	id->qp = qp;
+	xid->qp_num = qp->qp_num;
+	xid->srq = !!qp->srq;
+	mutex_unlock(&xid->qp_mutex);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_create_qp);
+
+/**
+ * rdma_destroy_qp - destroy the id's QP
+ * @id: the id
+ */
+void rdma_destroy_qp(struct rdma_cm_id *id)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	mutex_lock(&xid->qp_mutex);
+	if (id->qp && xcma_ops->destroy_qp(id->qp))
+		pr_debug("xcma: destroying a QP failed\n");
+	id->qp = NULL;
+	mutex_unlock(&xid->qp_mutex);
+}
+EXPORT_SYMBOL(rdma_destroy_qp);
+
+/**
+ * xcma_qp_modify_rtr - move the QP through INIT to RTR
+ * @xid: the id; nothing happens without a QP
+ * @param: the user's responder resources, or NULL for ib_cm's
+ *
+ * Return: 0, or the errno of the verbs or of ib_cm.
+ */
+int xcma_qp_modify_rtr(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	struct ib_qp_attr attr;
+	int mask, ret = 0;
+
+	mutex_lock(&xid->qp_mutex);
+	if (!xid->id.qp)
+		goto out;
+	/* INIT again, with ib_cm's view of the attributes */
+	attr.qp_state = IB_QPS_INIT;
+	ret = rdma_init_qp_attr(&xid->id, &attr, &mask);
+	if (!ret)
+		ret = xcma_ops->modify_qp(xid->id.qp, &attr, mask);
+	if (ret)
+		goto out;
+	attr.qp_state = IB_QPS_RTR;
+	ret = rdma_init_qp_attr(&xid->id, &attr, &mask);
+	if (ret)
+		goto out;
+	if (param)
+		attr.max_dest_rd_atomic = param->responder_resources;
+	ret = xcma_ops->modify_qp(xid->id.qp, &attr, mask);
+out:
+	mutex_unlock(&xid->qp_mutex);
+	return ret;
+}
+
+/**
+ * xcma_qp_modify_rts - move the QP to RTS
+ * @xid: the id; nothing happens without a QP
+ * @param: the user's initiator depth, or NULL for ib_cm's
+ *
+ * Return: 0, or the errno of the verbs or of ib_cm.
+ */
+int xcma_qp_modify_rts(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	struct ib_qp_attr attr;
+	int mask, ret = 0;
+
+	mutex_lock(&xid->qp_mutex);
+	if (!xid->id.qp)
+		goto out;
+	attr.qp_state = IB_QPS_RTS;
+	ret = rdma_init_qp_attr(&xid->id, &attr, &mask);
+	if (ret)
+		goto out;
+	if (param)
+		attr.max_rd_atomic = param->initiator_depth;
+	ret = xcma_ops->modify_qp(xid->id.qp, &attr, mask);
+out:
+	mutex_unlock(&xid->qp_mutex);
+	return ret;
+}
+
+/**
+ * xcma_qp_modify_err - move the QP to ERR, flushing its work requests
+ * @xid: the id; nothing happens without a QP
+ *
+ * Return: 0, or the errno of the verbs.
+ */
+int xcma_qp_modify_err(struct xcma_id *xid)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret = 0;
+
+	mutex_lock(&xid->qp_mutex);
+	if (xid->id.qp)
+		ret = xcma_ops->modify_qp(xid->id.qp, &attr, IB_QP_STATE);
+	mutex_unlock(&xid->qp_mutex);
+	return ret;
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Binding, address resolution and route resolution (RoCE).
+ *
+ * Address resolution is ib_core's rdma_resolve_ip(); its callback finds
+ * the device whose GID table holds the resolved source address and
+ * delivers ADDR_RESOLVED or ADDR_ERROR. A route over RoCE needs no query:
+ * it is built from the netdev at once and reported from a work item, so
+ * that ROUTE_RESOLVED, like every event, reaches the user from another
+ * context than the call.
+ */
+#include <linux/export.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/addrconf.h>
+#include <net/route.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_sa.h>
+
+#include "addr.h"
+#include "id.h"
+#include "ops.h"
+#include "xcma.h"
+
+static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
+		     const struct sockaddr *daddr)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	struct sockaddr_storage old_src, old_dst;
+	int bound_dev_if = da->bound_dev_if;
+	int ret;
+
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	ret = xcma_id_transition(xid, XCMA_EV_BIND);
+	if (ret)
+		return ret;
+	ret = xcma_addr_check_linklocal(addr, &bound_dev_if);
+	if (ret)
+		goto err_state;
+
+	old_src = xid->id.route.addr.src_addr;
+	old_dst = xid->id.route.addr.dst_addr;
+	ret = xcma_addr_copy(&xid->id.route.addr.src_addr, addr);
+	if (ret)
+		goto err_addr;
+	if (daddr) {
+		ret = xcma_addr_copy(&xid->id.route.addr.dst_addr, daddr);
+		if (ret)
+			goto err_addr;
+	}
+	xcma_id_dst(xid)->sa_family = addr->sa_family;
+	if (!xid->afonly_set)
+		xid->bind.afonly = xcma_port_default_afonly(da->net,
+							    addr->sa_family);
+	ret = xcma_port_bind(&xid->bind, xid->id.ps);
+	if (ret)
+		goto err_addr;
+
+	/*
+	 * The device last: the library has no detach, so a bind that fails
+	 * after attaching would leave the id holding the device.
+	 */
+	da->bound_dev_if = bound_dev_if;
+	if (!xcma_addr_is_any(addr)) {
+		ret = xcma_ops->translate_ip(addr, da);
+		if (!ret)
+			ret = xcma_device_acquire(xid);
+		if (ret)
+			goto err_port;
+	}
+	return 0;
+
+err_port:
+	xcma_port_unbind(&xid->bind);
+err_addr:
+	xid->id.route.addr.src_addr = old_src;
+	xid->id.route.addr.dst_addr = old_dst;
+	da->bound_dev_if = 0;
+err_state:
+	if (xcma_id_transition(xid, XCMA_EV_BIND_UNDO))
+		pr_debug("xcma: bind undo refused\n");
+	return ret;
+}
+
+/**
+ * rdma_bind_addr - bind an id to a source address and port
+ * @id: the id, IDLE
+ * @addr: AF_INET or AF_INET6; port 0 picks an ephemeral port
+ *
+ * A specific address also attaches the id to the device that has it.
+ *
+ * Return: 0; -EAFNOSUPPORT for another family; -EINVAL unless IDLE or for
+ * a link-local address without scope; the port errnos of port.c; -ENODEV
+ * or -EADDRNOTAVAIL if no RDMA device has the address.
+ */
+int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	return bind_addr(xcma_id_of(id), addr, NULL);
+}
+EXPORT_SYMBOL(rdma_bind_addr);
+
+static void addr_handler(int status, struct sockaddr *src_addr,
+			 struct rdma_dev_addr *dev_addr, void *context)
+{
+	struct xcma_id *xid = context;
+	struct sockaddr_storage old;
+	struct xcma_event_ctx ectx;
+	unsigned int ev;
+
+	/* only this callback writes the address while in ADDR_QUERY */
+	old = xid->id.route.addr.src_addr;
+	if (!status)
+		status = xcma_port_set_src(&xid->bind, src_addr);
+	if (!status && !xid->dev)
+		status = xcma_device_acquire(xid);
+	if (status) {
+		xid->id.route.addr.src_addr = old;
+		ev = XCMA_EV_ADDR_ERROR;
+	} else {
+		ev = XCMA_EV_ADDR_RESOLVED;
+	}
+	xcma_id_event_init(&ectx, ev);
+	ectx.ev.status = status;
+	xcma_fsm_id_get(&xid->life.fsm);
+	xcma_id_deliver(xid, ev, &ectx);
+}
+
+/**
+ * xcma_resolve_cancel_addr - the id is destroyed during ADDR_QUERY
+ * @xid: the id
+ *
+ * Returns once addr_handler() is not running and will not run.
+ */
+void xcma_resolve_cancel_addr(struct xcma_id *xid)
+{
+	xcma_ops->addr_cancel(&xid->id.route.addr.dev_addr);
+}
+
+static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
+			    const struct sockaddr *dst)
+{
+	struct sockaddr_storage any = {};
+	int ret;
+
+	if (src && src->sa_family)
+		return bind_addr(xid, src, dst);
+	/* no source: the wildcard of the destination's family */
+	any.ss_family = dst->sa_family;
+	if (dst->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *d6 = (const void *)dst;
+		struct sockaddr_in6 *s6 = (void *)&any;
+
+		s6->sin6_scope_id = d6->sin6_scope_id;
+		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
+			xid->id.route.addr.dev_addr.bound_dev_if =
+				d6->sin6_scope_id;
+	}
+	ret = bind_addr(xid, (struct sockaddr *)&any, dst);
+	if (ret)
+		xid->id.route.addr.dev_addr.bound_dev_if = 0;
+	return ret;
+}
+
+/**
+ * rdma_resolve_addr - resolve the destination and the local device
+ * @id: the id, IDLE or ADDR_BOUND
+ * @src_addr: source address, may be NULL (for an IDLE id)
+ * @dst_addr: destination (AF_INET or AF_INET6)
+ * @timeout_ms: for the neighbour resolution
+ *
+ * Return: 0, then ADDR_RESOLVED or ADDR_ERROR follows; -EINVAL in
+ * another state or for mixed families; the errnos of rdma_bind_addr();
+ * -EOPNOTSUPP for a wildcard destination (loopback resolution is not in
+ * xcma yet).
+ */
+int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+		      const struct sockaddr *dst_addr, unsigned long timeout_ms)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	ret = xcma_id_transition(xid, XCMA_EV_RESOLVE_ADDR);
+	if (ret) {
+		/* for a well-behaved consumer the id is IDLE */
+		ret = bind_for_resolve(xid, src_addr, dst_addr);
+		if (ret)
+			return ret;
+		ret = xcma_id_transition(xid, XCMA_EV_RESOLVE_ADDR);
+		if (ret)
+			return ret;
+	} else {
+		ret = xcma_port_set_dst(&xid->bind, dst_addr);
+		if (ret)
+			goto err_state;
+	}
+	if (xcma_id_src(xid)->sa_family != dst_addr->sa_family) {
+		ret = -EINVAL;
+		goto err_state;
+	}
+	if (xcma_addr_is_any(dst_addr)) {
+		ret = -EOPNOTSUPP;
+		goto err_state;
+	}
+	/* a resolution may have failed before: cancel it before a new one */
+	if (xid->used_resolve_ip)
+		xcma_ops->addr_cancel(&id->route.addr.dev_addr);
+	xid->used_resolve_ip = true;
+	ret = xcma_ops->resolve_ip(xcma_id_src(xid), dst_addr,
+				   &id->route.addr.dev_addr, timeout_ms,
+				   addr_handler, false, xid);
+	if (ret)
+		goto err_state;
+	return 0;
+
+err_state:
+	if (xcma_id_transition(xid, XCMA_EV_RESOLVE_ADDR_UNDO))
+		pr_debug("xcma: resolve undo refused\n");
+	return ret;
+}
+EXPORT_SYMBOL(rdma_resolve_addr);
+
+static void route_work(struct work_struct *work)
+{
+	struct xcma_id *xid = container_of(work, struct xcma_id, work);
+	struct xcma_event_ctx ectx;
+
+	xcma_id_event_init(&ectx, XCMA_EV_ROUTE_RESOLVED);
+	/* the reference taken by rdma_resolve_route() */
+	xcma_id_deliver(xid, XCMA_EV_ROUTE_RESOLVED, &ectx);
+}
+
+/**
+ * xcma_resolve_work_init - prepare an id's route work
+ * @xid: the id, being allocated
+ */
+void xcma_resolve_work_init(struct xcma_id *xid)
+{
+	INIT_WORK(&xid->work, route_work);
+}
+
+/**
+ * xcma_resolve_cancel_route - the id is destroyed during ROUTE_QUERY
+ * @xid: the id
+ *
+ * A work item that never ran gives its reference back here.
+ */
+void xcma_resolve_cancel_route(struct xcma_id *xid)
+{
+	if (cancel_work_sync(&xid->work))
+		xcma_fsm_id_put(&xid->life.fsm);
+}
+
+/*
+ * The service level of a TOS: the netdev's priority-to-traffic-class map.
+ * (VLAN devices' own maps are not looked at yet.)
+ */
+static u8 tos_to_sl(struct net_device *ndev, u8 tos)
+{
+	if (!ndev->num_tc)
+		return 0;
+	return netdev_get_prio_tc_map(ndev, rt_tos2priority(tos));
+}
+
+static __be32 flow_label(struct xcma_id *xid)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)xcma_id_src(xid);
+	u32 fl = be32_to_cpu(s6->sin6_flowinfo) & IB_GRH_FLOWLABEL_MASK;
+	u16 sport, dport;
+
+	if (xcma_id_src(xid)->sa_family != AF_INET6 || !fl) {
+		sport = be16_to_cpu(xcma_addr_get_port(xcma_id_src(xid)));
+		dport = be16_to_cpu(xcma_addr_get_port(xcma_id_dst(xid)));
+		fl = ((u32)sport * 31 + dport) & IB_GRH_FLOWLABEL_MASK;
+	}
+	return cpu_to_be32(fl);
+}
+
+/* The RoCE path record, from the netdev and the resolved neighbour. */
+static int iboe_route(struct xcma_id *xid)
+{
+	struct rdma_route *route = &xid->id.route;
+	struct rdma_dev_addr *da = &route->addr.dev_addr;
+	const struct ib_gid_attr *attr = da->sgid_attr;
+	struct sa_path_rec *path;
+	struct net_device *ndev;
+	u8 tos, life;
+
+	mutex_lock(&xid->qp_mutex);
+	tos = xid->tos_set ? xid->tos : 0;
+	life = xid->timeout_set && xid->timeout ? xid->timeout - 1 :
+						  XCMA_IBOE_PACKET_LIFETIME;
+	mutex_unlock(&xid->qp_mutex);
+
+	if (!attr)
+		return -ENODEV;
+	ndev = dev_get_by_index(da->net, da->bound_dev_if);
+	if (!ndev)
+		return -ENODEV;
+	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	if (!path) {
+		dev_put(ndev);
+		return -ENOMEM;
+	}
+	path->rec_type = sa_conv_gid_to_pathrec_type(attr->gid_type);
+	path->roce.route_resolved = true;
+	sa_path_set_dmac(path, da->dst_dev_addr);
+	rdma_ip2gid(xcma_id_src(xid), &path->sgid);
+	rdma_ip2gid(xcma_id_dst(xid), &path->dgid);
+	path->hop_limit = da->hoplimit;
+	path->reversible = 1;
+	path->pkey = cpu_to_be16(0xffff);
+	path->mtu_selector = IB_SA_EQ;
+	path->sl = tos_to_sl(ndev, tos);
+	path->traffic_class = tos;
+	path->mtu = iboe_get_mtu(ndev->mtu);
+	path->rate_selector = IB_SA_EQ;
+	path->rate = IB_RATE_PORT_CURRENT;
+	path->packet_life_time_selector = IB_SA_EQ;
+	path->packet_life_time = life;
+	dev_put(ndev);
+	if (!path->mtu) {
+		kfree(path);
+		return -EINVAL;
+	}
+	if (rdma_protocol_roce_udp_encap(xid->id.device, xid->id.port_num))
+		path->flow_label = flow_label(xid);
+
+	kfree(route->path_rec);
+	route->path_rec = path;
+	route->num_pri_alt_paths = 1;
+	return 0;
+}
+
+/**
+ * rdma_resolve_route - find the path to the destination
+ * @id: the id, ADDR_RESOLVED
+ * @timeout_ms: not zero
+ *
+ * Return: 0, then ROUTE_RESOLVED follows; -EINVAL for a zero timeout or
+ * in another state; -ENOSYS unless the port is RoCE (IB path queries and
+ * iWARP are not in xcma yet); -ENODEV, -ENOMEM.
+ */
+int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	int ret;
+
+	if (!timeout_ms)
+		return -EINVAL;
+	ret = xcma_id_transition(xid, XCMA_EV_RESOLVE_ROUTE);
+	if (ret)
+		return ret;
+	if (!rdma_protocol_roce(id->device, id->port_num))
+		ret = -XCMA_ENOTRANSPORT;
+	else
+		ret = iboe_route(xid);
+	if (ret) {
+		if (xcma_id_transition(xid, XCMA_EV_RESOLVE_ROUTE_UNDO))
+			pr_debug("xcma: route undo refused\n");
+		return ret;
+	}
+	/* the work item's reference; cancel gives it back if it never runs */
+	xcma_fsm_id_get(&xid->life.fsm);
+	queue_work(system_unbound_wq, &xid->work);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_resolve_route);

@@ -1,0 +1,1038 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * xcma_cm: the CM end to end over Soft-RoCE. Two kernel ids in one VM
+ * connect over rxe0 (10.99.0.1 and fd00:99::1 on eth0), exchange a
+ * message, disconnect, and every event of both sides is checked in order;
+ * then rejection, a port nobody listens on, an unreachable address, a
+ * table of bad inputs (errno and unchanged state), and destroy with an
+ * operation in flight.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inet.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "../../cma/id.h"
+#include "../../cma/ops.h"
+#include "../../cma/wire.h"
+#include "xcma/fsm.h"
+#include "xcma_kunit.h"
+
+#define MAX_EVENTS 16
+#define WAIT_MS 20000
+#define MSG "hello over xcma"
+
+enum req_action { REQ_ACCEPT, REQ_REJECT, REQ_KEEP };
+
+/**
+ * struct side - what one id (or a listener and its conn id) saw
+ * @lock: protects the logs
+ * @wq: woken on every event
+ * @ev: events of the id itself (the listener for a server)
+ * @st: their status
+ * @n: how many
+ * @cev: events of the conn id a listener created
+ * @cst: their status
+ * @cn: how many
+ * @conn: that conn id
+ * @listener: the listener, to tell its events from the conn id's
+ * @action: what the listener does with a CONNECT_REQUEST
+ * @pdata: private data of the last CONNECT_REQUEST or REJECTED
+ * @pdata_len: how much of it @pdata holds
+ * @pdata_full: its length as the event reported it
+ * @pd: PD of the conn id
+ * @cq: CQ of the conn id
+ * @err: first failure inside a callback
+ * @destroy_on: 1 + the event on which the id's callback destroys the id
+ *	by returning non-zero (after destroying its QP), 0 for none
+ */
+struct side {
+	spinlock_t lock; /* see above */
+	wait_queue_head_t wq;
+	int ev[MAX_EVENTS], st[MAX_EVENTS], n;
+	int cev[MAX_EVENTS], cst[MAX_EVENTS], cn;
+	struct rdma_cm_id *conn;
+	struct rdma_cm_id *listener;
+	enum req_action action;
+	u8 pdata[64];
+	u8 pdata_len;
+	u8 pdata_full;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	int err;
+	int destroy_on;
+};
+
+static void side_init(struct side *s)
+{
+	memset(s, 0, sizeof(*s));
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->wq);
+}
+
+static int make_qp(struct rdma_cm_id *id, struct ib_pd **pd,
+		   struct ib_cq **cq)
+{
+	struct ib_qp_init_attr attr = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int ret;
+
+	*pd = ib_alloc_pd(id->device, 0);
+	if (IS_ERR(*pd))
+		return PTR_ERR(*pd);
+	*cq = ib_alloc_cq(id->device, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(*cq)) {
+		ib_dealloc_pd(*pd);
+		return PTR_ERR(*cq);
+	}
+	attr.send_cq = *cq;
+	attr.recv_cq = *cq;
+	ret = rdma_create_qp(id, *pd, &attr);
+	if (ret) {
+		ib_free_cq(*cq);
+		ib_dealloc_pd(*pd);
+	}
+	return ret;
+}
+
+static void free_qp(struct rdma_cm_id *id, struct ib_pd *pd, struct ib_cq *cq)
+{
+	rdma_destroy_qp(id);
+	ib_free_cq(cq);
+	ib_dealloc_pd(pd);
+}
+
+static int on_request(struct side *s, struct rdma_cm_id *id,
+		      struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	s->conn = id;
+	s->pdata_full = ev->param.conn.private_data_len;
+	s->pdata_len = min_t(u8, ev->param.conn.private_data_len,
+			     sizeof(s->pdata));
+	memcpy(s->pdata, ev->param.conn.private_data, s->pdata_len);
+	switch (s->action) {
+	case REQ_REJECT:
+		ret = rdma_reject(id, "nope", 4, IB_CM_REJ_CONSUMER_DEFINED);
+		if (ret)
+			s->err = ret;
+		s->conn = NULL;
+		return 1; /* destroy the conn id */
+	case REQ_KEEP:
+		return 0;
+	case REQ_ACCEPT:
+		break;
+	}
+	ret = make_qp(id, &s->pd, &s->cq);
+	if (!ret)
+		ret = rdma_accept(id, &param);
+	if (ret)
+		s->err = ret;
+	return 0;
+}
+
+static int handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct side *s = id->context;
+	bool conn = s->listener && id != s->listener;
+	int ret = 0;
+
+	if (conn && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		ret = on_request(s, id, ev);
+	if (ev->event == RDMA_CM_EVENT_REJECTED) {
+		const void *d;
+		u8 len;
+
+		d = rdma_consumer_reject_data(id, ev, &len);
+		s->pdata_full = len;
+		s->pdata_len = min_t(u8, len, sizeof(s->pdata));
+		if (d)
+			memcpy(s->pdata, d, s->pdata_len);
+	}
+	spin_lock(&s->lock);
+	if (conn && s->cn < MAX_EVENTS) {
+		s->cev[s->cn] = ev->event;
+		s->cst[s->cn++] = ev->status;
+	} else if (!conn && s->n < MAX_EVENTS) {
+		s->ev[s->n] = ev->event;
+		s->st[s->n++] = ev->status;
+	}
+	spin_unlock(&s->lock);
+	if (!conn && s->destroy_on == ev->event + 1) {
+		rdma_destroy_qp(id);
+		ret = 1;
+	}
+	wake_up(&s->wq);
+	return ret;
+}
+
+/* wait until the id (conn: the conn id) has seen @count events */
+static bool wait_events(struct side *s, bool conn, int count)
+{
+	return wait_event_timeout(s->wq, (conn ? READ_ONCE(s->cn) :
+						 READ_ONCE(s->n)) >= count,
+				  msecs_to_jiffies(WAIT_MS)) > 0;
+}
+
+static void expect_events(struct kunit *test, struct side *s, bool conn,
+			  const int *want, int count)
+{
+	int *got = conn ? s->cev : s->ev;
+	int n = conn ? s->cn : s->n;
+	int i;
+
+	KUNIT_EXPECT_EQ_MSG(test, n, count, "%s saw %d events",
+			    conn ? "conn" : "id", n);
+	for (i = 0; i < min(n, count); i++)
+		KUNIT_EXPECT_EQ_MSG(test, got[i], want[i], "%s event %d: %s",
+				    conn ? "conn" : "id", i,
+				    rdma_event_msg(got[i]));
+}
+
+static unsigned int state_of(struct rdma_cm_id *id)
+{
+	return xcma_fsm_id_state(&xcma_id_of(id)->life.fsm);
+}
+
+static void addr4(struct sockaddr_storage *ss, const char *ip, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	if (ip)
+		sin->sin_addr.s_addr = in_aton(ip);
+}
+
+static void addr6(struct sockaddr_storage *ss, const char *ip, u16 port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	if (ip)
+		in6_pton(ip, -1, sin6->sin6_addr.s6_addr, -1, NULL);
+}
+
+static struct rdma_cm_id *new_id(struct kunit *test, struct side *s,
+				 enum ib_qp_type qpt)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, handler, s, RDMA_PS_TCP, qpt);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	return id;
+}
+
+/* resolve address and route, waiting for both events */
+static int resolve(struct kunit *test, struct side *s, struct rdma_cm_id *id,
+		   struct sockaddr_storage *src, struct sockaddr_storage *dst)
+{
+	int n = s->n, ret;
+
+	ret = rdma_resolve_addr(id, (struct sockaddr *)src,
+				(struct sockaddr *)dst, 2000);
+	if (ret)
+		return ret;
+	if (!wait_events(s, false, n + 1))
+		return -ETIMEDOUT;
+	if (s->ev[n] != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return -EHOSTUNREACH;
+	ret = rdma_resolve_route(id, 2000);
+	if (ret)
+		return ret;
+	if (!wait_events(s, false, n + 2))
+		return -ETIMEDOUT;
+	return s->ev[n + 1] == RDMA_CM_EVENT_ROUTE_RESOLVED ? 0 : -ENETUNREACH;
+}
+
+static int exchange(struct kunit *test, struct rdma_cm_id *cli,
+		    struct ib_pd *cpd, struct ib_cq *ccq, struct rdma_cm_id *srv,
+		    struct ib_pd *spd, struct ib_cq *scq)
+{
+	char *sbuf = kzalloc(64, GFP_KERNEL), *rbuf = kzalloc(64, GFP_KERNEL);
+	struct ib_device *dev = cli->device;
+	struct ib_sge ssge, rsge;
+	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = { .sg_list = &ssge, .num_sge = 1,
+				  .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc;
+	u64 sdma, rdma;
+	int got_s = 0, got_r = 0, i, ret = -ENOMEM;
+
+	if (!sbuf || !rbuf)
+		goto out;
+	strscpy(sbuf, MSG, 64);
+	sdma = ib_dma_map_single(dev, sbuf, 64, DMA_TO_DEVICE);
+	rdma = ib_dma_map_single(dev, rbuf, 64, DMA_FROM_DEVICE);
+	rsge = (struct ib_sge){ .addr = rdma, .length = 64,
+				.lkey = spd->local_dma_lkey };
+	ssge = (struct ib_sge){ .addr = sdma, .length = sizeof(MSG),
+				.lkey = cpd->local_dma_lkey };
+	ret = ib_post_recv(srv->qp, &rwr, NULL);
+	if (!ret)
+		ret = ib_post_send(cli->qp, &swr, NULL);
+	for (i = 0; !ret && i < 500 && !(got_s && got_r); i++) {
+		if (ib_poll_cq(ccq, 1, &wc) == 1)
+			got_s = wc.status == IB_WC_SUCCESS ? 1 : -1;
+		if (ib_poll_cq(scq, 1, &wc) == 1)
+			got_r = wc.status == IB_WC_SUCCESS ? 1 : -1;
+		usleep_range(10000, 20000);
+	}
+	ib_dma_unmap_single(dev, sdma, 64, DMA_TO_DEVICE);
+	ib_dma_unmap_single(dev, rdma, 64, DMA_FROM_DEVICE);
+	if (!ret && (got_s != 1 || got_r != 1))
+		ret = -EIO;
+	if (!ret && strcmp(rbuf, MSG))
+		ret = -EBADMSG;
+out:
+	kfree(sbuf);
+	kfree(rbuf);
+	return ret;
+}
+
+static void connect_exchange_disconnect(struct kunit *test,
+					struct sockaddr_storage *listen_addr,
+					struct sockaddr_storage *src,
+					struct sockaddr_storage *dst)
+{
+	static const int want_cli[] = {
+		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ROUTE_RESOLVED,
+		RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_DISCONNECTED,
+		RDMA_CM_EVENT_TIMEWAIT_EXIT,
+	};
+	static const int want_srv[] = {
+		RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_ESTABLISHED,
+		RDMA_CM_EVENT_DISCONNECTED, RDMA_CM_EVENT_TIMEWAIT_EXIT,
+	};
+	struct rdma_conn_param param = {
+		.private_data = "hi", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct side *cs, *ss;
+	struct rdma_cm_id *cli, *lis;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
+	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	KUNIT_ASSERT_NOT_NULL(test, ss);
+	side_init(cs);
+	side_init(ss);
+
+	lis = new_id(test, ss, IB_QPT_RC);
+	ss->listener = lis;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)listen_addr), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	KUNIT_EXPECT_EQ(test, state_of(lis), (unsigned int)XCMA_FSM_LISTEN);
+
+	cli = new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, resolve(test, cs, cli, src, dst), 0);
+	KUNIT_ASSERT_EQ(test, make_qp(cli, &pd, &cq), 0);
+	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, 3));
+	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 2));
+	KUNIT_EXPECT_EQ(test, ss->err, 0);
+	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "hi");
+	/* the REQ area less the rdma_cm header, whatever was sent */
+	KUNIT_EXPECT_EQ(test, ss->pdata_full,
+			IB_CM_REQ_PRIVATE_DATA_SIZE - XCMA_WIRE_HDR_LEN);
+	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
+
+	KUNIT_EXPECT_EQ(test, exchange(test, cli, pd, cq, ss->conn, ss->pd,
+				       ss->cq), 0);
+
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(cli), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(ss->conn), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 5));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 4));
+	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, ss->n, 0); /* the listener itself saw nothing */
+
+	free_qp(cli, pd, cq);
+	rdma_destroy_id(cli);
+	free_qp(ss->conn, ss->pd, ss->cq);
+	rdma_destroy_id(ss->conn);
+	rdma_destroy_id(lis);
+}
+
+/* IPv4 through a wildcard listener (one child per device) */
+static void connect_ipv4_wildcard(struct kunit *test)
+{
+	struct sockaddr_storage l, d;
+
+	addr4(&l, NULL, 18515);
+	addr4(&d, "10.99.0.1", 18515);
+	connect_exchange_disconnect(test, &l, NULL, &d);
+}
+
+/*
+ * IPv6 through a listener on the address (attached to rxe0), from a
+ * client that names its source (attached at bind, not at resolution)
+ */
+static void connect_ipv6_bound(struct kunit *test)
+{
+	struct sockaddr_storage l, s, d;
+
+	addr6(&l, "fd00:99::1", 18516);
+	addr6(&s, "fd00:99::1", 0);
+	addr6(&d, "fd00:99::1", 18516);
+	connect_exchange_disconnect(test, &l, &s, &d);
+}
+
+/*
+ * The client destroys its id by returning non-zero from ESTABLISHED: no
+ * event after that, ib_cm takes the connection down, the server sees
+ * DISCONNECTED.
+ */
+static void destroy_by_return_established(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_ESTABLISHED };
+	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST,
+					RDMA_CM_EVENT_ESTABLISHED,
+					RDMA_CM_EVENT_DISCONNECTED };
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct sockaddr_storage l, d;
+	struct rdma_cm_id *cli, *lis;
+	struct side *cs, *ss;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
+	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	KUNIT_ASSERT_NOT_NULL(test, ss);
+	side_init(cs);
+	side_init(ss);
+	cs->destroy_on = RDMA_CM_EVENT_ESTABLISHED + 1;
+	addr4(&l, "10.99.0.1", 18526);
+	addr4(&d, "10.99.0.1", 18526);
+	lis = new_id(test, ss, IB_QPT_RC);
+	ss->listener = lis;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+
+	cli = new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, resolve(test, cs, cli, NULL, &d), 0);
+	KUNIT_ASSERT_EQ(test, make_qp(cli, &pd, &cq), 0);
+	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+	/* cli is gone once its ESTABLISHED callback returned */
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 3));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
+	msleep(100);
+	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	ib_free_cq(cq);
+	ib_dealloc_pd(pd);
+	if (ss->conn) {
+		free_qp(ss->conn, ss->pd, ss->cq);
+		rdma_destroy_id(ss->conn);
+	}
+	rdma_destroy_id(lis);
+}
+
+static void connect_and_get(struct kunit *test, struct side *cs,
+			    struct rdma_cm_id **cli, struct sockaddr_storage *d,
+			    int events)
+{
+	struct rdma_conn_param param = {
+		.private_data = "rq", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+
+	*cli = new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, resolve(test, cs, *cli, NULL, d), 0);
+	KUNIT_ASSERT_EQ(test, rdma_connect(*cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, events));
+}
+
+static void reject_with_private_data(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_REJECTED };
+	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
+	struct sockaddr_storage l, d;
+	struct rdma_cm_id *cli, *lis;
+	struct side *cs, *ss;
+
+	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
+	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	KUNIT_ASSERT_NOT_NULL(test, ss);
+	side_init(cs);
+	side_init(ss);
+	ss->action = REQ_REJECT;
+	addr4(&l, "10.99.0.1", 18517);
+	addr4(&d, "10.99.0.1", 18517);
+	lis = new_id(test, ss, IB_QPT_RC);
+	ss->listener = lis;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+
+	connect_and_get(test, cs, &cli, &d, 3);
+	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, IB_CM_REJ_PRIVATE_DATA_SIZE);
+	KUNIT_EXPECT_EQ(test, memcmp(cs->pdata, "nope", 4), 0);
+	KUNIT_EXPECT_EQ(test, ss->err, 0);
+	KUNIT_EXPECT_STREQ(test, rdma_reject_msg(cli, cs->st[2]),
+			   "consumer defined");
+	KUNIT_EXPECT_EQ(test, state_of(cli), (unsigned int)XCMA_FSM_CONNECT);
+	rdma_destroy_id(cli);
+	rdma_destroy_id(lis);
+}
+
+/* ib_cm answers a REQ for an unknown service ID itself: REJ reason 8 */
+static void connect_no_listener(struct kunit *test)
+{
+	static const int want[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+				    RDMA_CM_EVENT_ROUTE_RESOLVED,
+				    RDMA_CM_EVENT_REJECTED };
+	struct sockaddr_storage d;
+	struct rdma_cm_id *cli;
+	struct side *cs;
+
+	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	side_init(cs);
+	addr4(&d, "10.99.0.1", 18599);
+	connect_and_get(test, cs, &cli, &d, 3);
+	expect_events(test, cs, false, want, ARRAY_SIZE(want));
+	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_INVALID_SERVICE_ID);
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, 0);
+	rdma_destroy_id(cli);
+}
+
+/* no route to the address: refused at once, as in-tree; still ADDR_BOUND */
+static void resolve_no_route(struct kunit *test)
+{
+	struct sockaddr_storage d;
+	struct rdma_cm_id *id;
+	struct side *s;
+
+	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	side_init(s);
+	addr4(&d, "192.0.2.1", 18518);
+	id = new_id(test, s, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
+						1000), -ENETUNREACH);
+	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_ADDR_BOUND);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(s->n), 0);
+	rdma_destroy_id(id);
+}
+
+/* on the link but nobody answers ARP: ADDR_ERROR -ETIMEDOUT, ADDR_BOUND */
+static void resolve_unreachable(struct kunit *test)
+{
+	struct sockaddr_storage d;
+	struct rdma_cm_id *id;
+	struct side *s;
+
+	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	side_init(s);
+	addr4(&d, "10.99.0.78", 18519);
+	id = new_id(test, s, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
+						500), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(s, false, 1));
+	KUNIT_EXPECT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_ERROR);
+	KUNIT_EXPECT_EQ(test, s->st[0], -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_ADDR_BOUND);
+	rdma_destroy_id(id);
+}
+
+/* ---- bad input: the in-tree errno, and the state does not change ---- */
+
+enum setup { SETUP_IDLE, SETUP_BOUND, SETUP_LISTEN, SETUP_ROUTE };
+
+struct bad_case {
+	const char *name;
+	enum setup setup;
+	enum ib_qp_type qp_type;
+	int (*op)(struct rdma_cm_id *id);
+	int err;
+	int destroy_on;
+};
+
+static int op_bind_unix(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss = { .ss_family = AF_UNIX };
+
+	return rdma_bind_addr(id, (struct sockaddr *)&ss);
+}
+
+static int op_bind_again(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+
+	addr4(&ss, "10.99.0.1", 18531);
+	return rdma_bind_addr(id, (struct sockaddr *)&ss);
+}
+
+static int op_bind_in_use(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *other;
+	int ret;
+
+	other = rdma_create_id(&init_net, handler, id->context, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	addr4(&ss, "10.99.0.1", 18530);
+	ret = rdma_bind_addr(other, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	else
+		ret = -EIO;
+	rdma_destroy_id(other);
+	return ret;
+}
+
+static int op_resolve_v6_on_v4(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+
+	addr6(&ss, "fd00:99::1", 18532);
+	return rdma_resolve_addr(id, NULL, (struct sockaddr *)&ss, 1000);
+}
+
+static int op_connect(struct rdma_cm_id *id)
+{
+	struct rdma_conn_param p = { .retry_count = 7 };
+
+	return rdma_connect(id, &p);
+}
+
+static int op_connect_pdata_too_long(struct rdma_cm_id *id)
+{
+	static const u8 data[IB_CM_REQ_PRIVATE_DATA_SIZE];
+	struct rdma_conn_param p = {
+		.private_data = data,
+		/* the header takes 36 of the 92 bytes */
+		.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE - 35,
+	};
+
+	return rdma_connect(id, &p);
+}
+
+static int op_listen(struct rdma_cm_id *id)
+{
+	return rdma_listen(id, 8);
+}
+
+static int op_accept(struct rdma_cm_id *id)
+{
+	struct rdma_conn_param p = {};
+	int ret;
+
+	rdma_lock_handler(id);
+	ret = rdma_accept(id, &p);
+	rdma_unlock_handler(id);
+	return ret;
+}
+
+static int op_reject(struct rdma_cm_id *id)
+{
+	return rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+static int op_disconnect(struct rdma_cm_id *id)
+{
+	return rdma_disconnect(id);
+}
+
+static int op_route_zero_timeout(struct rdma_cm_id *id)
+{
+	return rdma_resolve_route(id, 0);
+}
+
+static int op_route(struct rdma_cm_id *id)
+{
+	return rdma_resolve_route(id, 1000);
+}
+
+static int op_ack_timeout(struct rdma_cm_id *id)
+{
+	return rdma_set_ack_timeout(id, 14);
+}
+
+static int op_min_rnr_32(struct rdma_cm_id *id)
+{
+	return rdma_set_min_rnr_timer(id, 32);
+}
+
+static int op_afonly(struct rdma_cm_id *id)
+{
+	return rdma_set_afonly(id, 1);
+}
+
+static int op_reuseaddr_off(struct rdma_cm_id *id)
+{
+	return rdma_set_reuseaddr(id, 0);
+}
+
+static int op_notify(struct rdma_cm_id *id)
+{
+	return rdma_notify(id, IB_EVENT_COMM_EST);
+}
+
+static int fake_send_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
+{
+	return -EMSGSIZE;
+}
+
+/* ib_cm refuses the REQ (a fake through the ops layer): back to ROUTE_RESOLVED */
+static int op_connect_send_req_fails(struct rdma_cm_id *id)
+{
+	static struct xcma_ops fake;
+	const struct xcma_ops *old;
+	int ret;
+
+	fake = xcma_kernel_ops;
+	fake.send_req = fake_send_req;
+	old = xcma_ops_set(&fake);
+	ret = op_connect(id);
+	xcma_ops_set(old);
+	return ret;
+}
+
+static const struct bad_case bad_cases[] = {
+	{ "bind_family_unix", SETUP_IDLE, IB_QPT_RC, op_bind_unix, -EAFNOSUPPORT },
+	{ "bind_twice", SETUP_BOUND, IB_QPT_RC, op_bind_again, -EINVAL },
+	{ "bind_port_in_use", SETUP_IDLE, IB_QPT_RC, op_bind_in_use, -EADDRINUSE },
+	{ "resolve_family_mismatch", SETUP_BOUND, IB_QPT_RC, op_resolve_v6_on_v4, -EINVAL },
+	{ "connect_before_route", SETUP_IDLE, IB_QPT_RC, op_connect, -EINVAL },
+	{ "connect_bound", SETUP_BOUND, IB_QPT_RC, op_connect, -EINVAL },
+	{ "connect_private_data_too_long", SETUP_ROUTE, IB_QPT_RC,
+	  op_connect_pdata_too_long, -EINVAL },
+	{ "connect_ib_cm_refuses", SETUP_ROUTE, IB_QPT_RC,
+	  op_connect_send_req_fails, -EMSGSIZE },
+	{ "listen_twice", SETUP_LISTEN, IB_QPT_RC, op_listen, -EINVAL },
+	{ "listen_after_route", SETUP_ROUTE, IB_QPT_RC, op_listen, -EINVAL },
+	{ "accept_on_listener", SETUP_LISTEN, IB_QPT_RC, op_accept, -EINVAL },
+	{ "accept_on_idle", SETUP_IDLE, IB_QPT_RC, op_accept, -EINVAL },
+	{ "reject_without_request", SETUP_ROUTE, IB_QPT_RC, op_reject, -EINVAL },
+	{ "disconnect_unconnected", SETUP_ROUTE, IB_QPT_RC, op_disconnect, -EINVAL },
+	{ "notify_unconnected", SETUP_BOUND, IB_QPT_RC, op_notify, -EINVAL },
+	{ "route_zero_timeout", SETUP_ROUTE, IB_QPT_RC, op_route_zero_timeout, -EINVAL },
+	{ "route_before_addr", SETUP_BOUND, IB_QPT_RC, op_route, -EINVAL },
+	{ "ack_timeout_on_ud", SETUP_IDLE, IB_QPT_UD, op_ack_timeout, -EINVAL },
+	{ "min_rnr_timer_32", SETUP_IDLE, IB_QPT_RC, op_min_rnr_32, -EINVAL },
+	{ "min_rnr_timer_on_ud", SETUP_IDLE, IB_QPT_UD, op_min_rnr_32, -EINVAL },
+	{ "afonly_when_listening", SETUP_LISTEN, IB_QPT_RC, op_afonly, -EINVAL },
+	{ "reuseaddr_off_when_bound", SETUP_BOUND, IB_QPT_RC, op_reuseaddr_off, -EINVAL },
+};
+
+static void bad_desc(const struct bad_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bad, bad_cases, bad_desc);
+
+static void bad_input(struct kunit *test)
+{
+	const struct bad_case *c = test->param_value;
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	unsigned int before;
+	struct side *s;
+
+	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	side_init(s);
+	id = new_id(test, s, c->qp_type);
+	switch (c->setup) {
+	case SETUP_IDLE:
+		break;
+	case SETUP_BOUND:
+	case SETUP_LISTEN:
+		addr4(&ss, "10.99.0.1", 18520);
+		KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&ss), 0);
+		if (c->setup == SETUP_LISTEN)
+			KUNIT_ASSERT_EQ(test, rdma_listen(id, 1), 0);
+		break;
+	case SETUP_ROUTE:
+		addr4(&ss, "10.99.0.1", 18521);
+		KUNIT_ASSERT_EQ(test, resolve(test, s, id, NULL, &ss), 0);
+		break;
+	}
+	before = state_of(id);
+	KUNIT_EXPECT_EQ(test, c->op(id), c->err);
+	KUNIT_EXPECT_EQ_MSG(test, state_of(id), before, "state %s -> %s",
+			    xcma_fsm_state_name(before),
+			    xcma_fsm_state_name(state_of(id)));
+	rdma_destroy_id(id);
+}
+
+static void create_refuses_bad_args(struct kunit *test)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, NULL, NULL, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(id), -EINVAL);
+	id = rdma_create_id(&init_net, handler, NULL, RDMA_PS_TCP, IB_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(id), -EINVAL);
+}
+
+/* an unknown port space is refused where in-tree refuses it: at bind */
+static void bind_unknown_port_space(struct kunit *test)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	struct side *s;
+
+	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	side_init(s);
+	id = rdma_create_id(&init_net, handler, s, 0x0777, IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	addr4(&ss, "10.99.0.1", 18522);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&ss),
+			-EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_IDLE);
+	rdma_destroy_id(id);
+}
+
+/* ---- destroy with an operation in flight: no event after it ---- */
+
+static void destroy_in_addr_query(struct kunit *test)
+{
+	struct sockaddr_storage d;
+	struct rdma_cm_id *id;
+	struct side *s;
+
+	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	side_init(s);
+	/* on the link, nobody answers ARP: the query stays pending */
+	addr4(&d, "10.99.0.77", 18523);
+	id = new_id(test, s, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
+						5000), 0);
+	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_ADDR_QUERY);
+	rdma_destroy_id(id);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(s->n), 0);
+}
+
+static void destroy_in_route_query(struct kunit *test)
+{
+	struct sockaddr_storage d;
+	struct rdma_cm_id *id;
+	struct side *s;
+	int n;
+
+	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	side_init(s);
+	addr4(&d, "10.99.0.1", 18524);
+	id = new_id(test, s, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
+						2000), 0);
+	KUNIT_ASSERT_TRUE(test, wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 2000), 0);
+	rdma_destroy_id(id);
+	n = READ_ONCE(s->n);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(s->n), n);
+	KUNIT_EXPECT_LE(test, n, 2);
+}
+
+static void destroy_in_connect(struct kunit *test)
+{
+	struct sockaddr_storage l, d;
+	struct rdma_cm_id *cli, *lis;
+	struct side *cs, *ss;
+	int n;
+
+	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
+	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	KUNIT_ASSERT_NOT_NULL(test, ss);
+	side_init(cs);
+	side_init(ss);
+	ss->action = REQ_KEEP;
+	addr4(&l, "10.99.0.1", 18525);
+	addr4(&d, "10.99.0.1", 18525);
+	lis = new_id(test, ss, IB_QPT_RC);
+	ss->listener = lis;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+
+	/* the server holds the request without answering it */
+	connect_and_get(test, cs, &cli, &d, 2);
+	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 1));
+	KUNIT_EXPECT_EQ(test, state_of(cli), (unsigned int)XCMA_FSM_CONNECT);
+	rdma_destroy_id(cli);
+	n = READ_ONCE(cs->n);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(cs->n), n);
+	KUNIT_EXPECT_EQ(test, n, 2);
+
+	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
+	rdma_destroy_id(ss->conn);
+	rdma_destroy_id(lis);
+}
+
+/* ---- device removal with ids in several states ---- */
+
+static struct side *new_side(struct kunit *test)
+{
+	struct side *s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+
+	if (s)
+		side_init(s);
+	return s;
+}
+
+/* after rxe0 is re-added its GIDs appear a little later: retry */
+static int resolve_retry(struct kunit *test, struct side *s,
+			 struct rdma_cm_id *id, struct sockaddr_storage *dst)
+{
+	int i, ret = -ENODEV;
+
+	for (i = 0; i < 50 && ret; i++) {
+		ret = resolve(test, s, id, NULL, dst);
+		if (ret)
+			msleep(100);
+	}
+	return ret;
+}
+
+/*
+ * rdma link delete rxe0: a listener on the address, an id in
+ * ADDR_RESOLVED and one in ROUTE_RESOLVED each get DEVICE_REMOVAL once and
+ * destroy themselves by returning non-zero; the wildcard listener hears
+ * nothing and keeps listening; its child comes back with the device.
+ */
+static void device_removal(struct kunit *test)
+{
+	static const int want_lis[] = { RDMA_CM_EVENT_DEVICE_REMOVAL };
+	static const int want_addr[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					 RDMA_CM_EVENT_DEVICE_REMOVAL };
+	static const int want_route[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					  RDMA_CM_EVENT_ROUTE_RESOLVED,
+					  RDMA_CM_EVENT_DEVICE_REMOVAL };
+	struct side *sl = new_side(test), *sw = new_side(test);
+	struct side *sa = new_side(test), *sr = new_side(test);
+	struct side *sc = new_side(test);
+	struct rdma_conn_param param = { .retry_count = 7 };
+	struct rdma_cm_id *lis, *wild, *ida, *idr, *cli;
+	struct sockaddr_storage l, w, d;
+	int ret;
+
+	KUNIT_ASSERT_TRUE(test, sl && sw && sa && sr && sc);
+	sl->destroy_on = RDMA_CM_EVENT_DEVICE_REMOVAL + 1;
+	sa->destroy_on = RDMA_CM_EVENT_DEVICE_REMOVAL + 1;
+	sr->destroy_on = RDMA_CM_EVENT_DEVICE_REMOVAL + 1;
+	sw->action = REQ_REJECT;
+	addr4(&l, "10.99.0.1", 18527);
+	addr4(&w, NULL, 18528);
+	addr4(&d, "10.99.0.1", 18528);
+
+	lis = new_id(test, sl, IB_QPT_RC);
+	sl->listener = lis;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	wild = new_id(test, sw, IB_QPT_RC);
+	sw->listener = wild;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(wild, (struct sockaddr *)&w), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(wild, 8), 0);
+	ida = new_id(test, sa, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(ida, NULL, (struct sockaddr *)&d,
+						2000), 0);
+	KUNIT_ASSERT_TRUE(test, wait_events(sa, false, 1));
+	idr = new_id(test, sr, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, resolve(test, sr, idr, NULL, &d), 0);
+
+	/* returns once no id holds the device any more */
+	ret = xcma_kunit_run(test, "/usr/sbin/rdma link delete rxe0");
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	expect_events(test, sl, false, want_lis, ARRAY_SIZE(want_lis));
+	expect_events(test, sa, false, want_addr, ARRAY_SIZE(want_addr));
+	expect_events(test, sr, false, want_route, ARRAY_SIZE(want_route));
+	KUNIT_EXPECT_EQ(test, sw->n, 0);
+	KUNIT_EXPECT_EQ(test, state_of(wild), (unsigned int)XCMA_FSM_LISTEN);
+
+	ret = xcma_kunit_run(test,
+			     "/usr/sbin/rdma link add rxe0 type rxe netdev eth0");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	/* the wildcard listener took the new device: a REQ reaches it */
+	cli = new_id(test, sc, IB_QPT_RC);
+	ret = resolve_retry(test, sc, cli, &d);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		int n = sc->n;
+
+		KUNIT_EXPECT_EQ(test, rdma_connect(cli, &param), 0);
+		KUNIT_EXPECT_TRUE(test, wait_events(sc, false, n + 1));
+		KUNIT_EXPECT_EQ(test, sc->ev[n], RDMA_CM_EVENT_REJECTED);
+		KUNIT_EXPECT_EQ(test, sc->st[n], IB_CM_REJ_CONSUMER_DEFINED);
+		KUNIT_EXPECT_EQ(test, sw->cn, 1);
+	}
+	rdma_destroy_id(cli);
+	rdma_destroy_id(wild);
+}
+
+static struct kunit_case cm_cases[] = {
+	KUNIT_CASE_SLOW(connect_ipv4_wildcard),
+	KUNIT_CASE_SLOW(connect_ipv6_bound),
+	KUNIT_CASE_SLOW(destroy_by_return_established),
+	KUNIT_CASE(reject_with_private_data),
+	KUNIT_CASE(connect_no_listener),
+	KUNIT_CASE(resolve_no_route),
+	KUNIT_CASE_SLOW(resolve_unreachable),
+	KUNIT_CASE(create_refuses_bad_args),
+	KUNIT_CASE(bind_unknown_port_space),
+	KUNIT_CASE_PARAM(bad_input, bad_gen_params),
+	KUNIT_CASE(destroy_in_addr_query),
+	KUNIT_CASE(destroy_in_route_query),
+	KUNIT_CASE(destroy_in_connect),
+	KUNIT_CASE_SLOW(device_removal),
+	{}
+};
+
+static struct kunit_suite cm_suite = {
+	.name = "xcma_cm",
+	.test_cases = cm_cases,
+};
+
+kunit_test_suite(cm_suite);
