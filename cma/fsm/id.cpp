@@ -160,10 +160,13 @@ extern "C" int xcma_fsm_id_transition(xcma_fsm_id *id, unsigned int event)
 
 	if (!r || r->kind != XCMA_EVK_OPERATION)
 		return -XCMA_EINVAL;
-	if (r->needs_handler && !xcma_plat_id_handler_held(id)) {
-		xcma_plat_bug("xcma: transition needs the handler lock");
+	/*
+	 * A consumer calling rdma_accept() outside its callback without
+	 * rdma_lock_handler(): bad input, refused with no change and no
+	 * warning (the in-tree CM only has a lockdep assertion there).
+	 */
+	if (r->needs_handler && !xcma_plat_id_handler_held(id))
 		return -XCMA_EINVAL;
-	}
 	return apply(id, event).err;
 }
 

@@ -269,7 +269,11 @@ void xcma_plat_id_unlock(struct xcma_fsm_id *id);
 /* @nested: a conn id's handler lock taken under its listener's */
 void xcma_plat_id_handler_lock(struct xcma_fsm_id *id, int nested);
 void xcma_plat_id_handler_unlock(struct xcma_fsm_id *id);
-/* for assertions: nonzero unless the handler lock is known not held */
+/*
+ * Nonzero if the caller holds the handler lock (without a way to know the
+ * owner: if anyone holds it); a needs-handler operation is refused
+ * otherwise.
+ */
 int xcma_plat_id_handler_held(struct xcma_fsm_id *id);
 
 void xcma_plat_id_get(struct xcma_fsm_id *id);
