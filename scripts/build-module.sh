@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Build xcma.ko (and, for the KUnit kernel, xcma_kunit.ko) for one of the
+# Build xcma.ko (and, for the KUnit kernel, xcma_kunit.ko, plus in
+# side-by-side mode tests/kunit/interop/xcma_interop.ko) for one of the
 # kernels of scripts/kernels.sh, in build/mod/<kernel>[-sbs] so that builds
 # for different kernels never share objects. Prints the path of xcma.ko.
 #
-#   scripts/build-module.sh 6.1|6.12|kunit [sbs]
+#   scripts/build-module.sh 6.1|6.12|kunit [dropin|sbs] [examples]
+# With "examples", the example consumers of examples/ are built beside
+# xcma.ko (modpost resolves their rdma_* symbols against it) and their
+# paths are printed after xcma.ko's.
 # Warnings are errors here: any line from the compiler, objtool or modpost
 # that is not Kbuild's own progress output fails the build.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=$1 mode=${2:-dropin}
+kernel=$1 mode=${2:-dropin} examples=${3:-}
 eval "$("$top/scripts/kernels.sh" "$kernel")"
 out=$top/build/mod/$KTAG${mode/dropin/}
 [ "$mode" = sbs ] && out=$top/build/mod/$KTAG-sbs
@@ -20,12 +24,14 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 	--exclude='.tmp*' --exclude='*.d' \
 	--include='/Kbuild' --include='/cma/***' --include='/include/***' \
-	--include='/tests/' --include='/tests/kunit/***' --exclude='*' \
-	"$top/" "$out/"
+	--include='/tests/' --include='/tests/kunit/***' --include='/examples/***' \
+	--exclude='*' "$top/" "$out/"
 
 args=(-C "$KDIR" M="$out" W=1)
 [ "$kernel" = kunit ] && args+=(XCMA_KUNIT=1 CC="ccache gcc")
 [ "$mode" = sbs ] && args+=(XCMA_SIDE_BY_SIDE=1)
+[ "$examples" = examples ] && args+=(XCMA_EXAMPLES=1)
+[ "$kernel" = kunit ] && [ "$mode" = sbs ] && args+=(XCMA_INTEROP=1)
 # pahole cannot read C++ DWARF: keep the C++ units out of module BTF
 args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14")
 export CCACHE_DIR=${XCMA_CACHE:-/var/cache/xcma}/ccache
@@ -42,3 +48,4 @@ if [ -n "$noise" ]; then
 	exit 1
 fi
 echo "$out/xcma.ko"
+[ "$examples" != examples ] || ls "$out"/examples/*.ko

@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
-layers=${XCMA_LAYERS:-deps userspace model mutants build style kunit harness stock}
+layers=${XCMA_LAYERS:-deps userspace model mutants build style kunit interop harness stock}
 t0=$(date +%s)
 
 record() { echo "$1 $2" >>"$res/$layer.txt"; echo "  $1 $2"; }
@@ -29,6 +29,17 @@ run() {
 # gtest text output -> one line per test
 gtest_cases() {
 	sed -nE 's/^\[ +OK +\] ([^ ]+).*/PASS gtest\/\1/p; s/^\[  FAILED  \] ([^ ]+) \(.*/FAIL gtest\/\1/p' "$1"
+}
+
+# hot-removal under a live connection of the example consumer
+# (examples/xcma_pingpong.c, scripts/hotplug.sh) on a stock kernel
+hotplug() {
+	local k=$1 log=build/vm/stock-$1-hotplug.log rc=0
+	scripts/build-module.sh "$k" dropin examples || return 1
+	scripts/vm.sh -q -k "$k" -o "$log" -f "build/mod/$k/examples/xcma_pingpong.ko" \
+		-f scripts/hotplug.sh -- 'sh /xcma/hotplug.sh' || rc=$?
+	grep -aE 'hotplug:|pingpong:|xcma:' "$log"
+	return $rc
 }
 
 for layer in $layers; do
@@ -83,6 +94,7 @@ for layer in $layers; do
 		for k in 6.1 6.12; do
 			run "build/$k-dropin" scripts/build-module.sh $k
 			run "build/$k-side-by-side" scripts/build-module.sh $k sbs
+			run "build/$k-examples" scripts/build-module.sh $k dropin examples
 		done
 		;;
 	style)
@@ -91,6 +103,8 @@ for layer in $layers; do
 		run style/no-c-state-writes scripts/lint.sh state-writes
 		;;
 	kunit)
+		# the example consumer builds against the debug kernel too
+		run build/kunit-examples scripts/build-module.sh kunit dropin examples
 		log=build/vm/kunit.log
 		scripts/vm.sh -q -k kunit -o "$log" -f build/mod/kunit/tests/kunit/xcma_kunit.ko \
 			-- 'insmod xcma_kunit.ko' 2>build/logs/kunit-vm.log
@@ -101,6 +115,21 @@ for layer in $layers; do
 		grep -c . build/logs/ktap.txt | sed 's/^/  KUnit cases: /'
 		grep -v '^PASS' build/logs/ktap.txt | sed 's/^/  /'
 		[ $vrc = 0 ] && record PASS vm/kunit-clean-console || record FAIL vm/kunit-clean-console
+		;;
+	interop)
+		# xcma (side by side) and the in-tree rdma_cm in one boot,
+		# connecting to each other over rxe0
+		log=build/vm/kunit-interop.log
+		scripts/vm.sh -q -k kunit --sbs --preload rdma_cm -o "$log" \
+			-f build/mod/kunit-sbs/tests/kunit/interop/xcma_interop.ko \
+			-- 'insmod xcma_interop.ko' 2>build/logs/interop-vm.log
+		vrc=$?
+		sed 's/^/  /' build/logs/interop-vm.log
+		python3 scripts/ktap.py "$log" >build/logs/ktap-interop.txt
+		cat build/logs/ktap-interop.txt >>"$res/$layer.txt"
+		grep -c . build/logs/ktap-interop.txt | sed 's/^/  KUnit interop cases: /'
+		grep -v '^PASS' build/logs/ktap-interop.txt | sed 's/^/  /'
+		[ $vrc = 0 ] && record PASS vm/interop-clean-console || record FAIL vm/interop-clean-console
 		;;
 	harness)
 		# The harness must fail a run that WARNs, whatever the command said.
@@ -120,6 +149,7 @@ for layer in $layers; do
 		for k in 6.1 6.12; do
 			run "stock/$k-smoke" scripts/vm.sh -q -k $k -o build/vm/stock-$k.log -f scripts/smoke.sh -- \
 				'sh /xcma/smoke.sh'
+			run "stock/$k-hotplug" hotplug $k
 		done
 		;;
 	*) echo "check: unknown layer $layer"; exit 2 ;;

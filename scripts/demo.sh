@@ -9,13 +9,15 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/deps.sh
-echo "== building xcma.ko for Debian 6.1 and booting it in QEMU (about 15 s)"
+echo "== building xcma.ko and the example consumer for Debian 6.1 and booting it in QEMU (about 20 s)"
 log=build/vm/demo.log
+scripts/build-module.sh 6.1 dropin examples >/dev/null
 set +e
-scripts/vm.sh -q -k 6.1 -o "$log" -f scripts/demo-vm.sh -- 'sh /xcma/demo-vm.sh'
+scripts/vm.sh -q -k 6.1 -o "$log" -f build/mod/6.1/examples/xcma_pingpong.ko \
+	-f scripts/demo-vm.sh -- 'sh /xcma/demo-vm.sh'
 rc=$?
 set -e
-sed -nE 's/^(\[ *[0-9.]+\] )?(demo\| ?)(.*)$/\3/p; s/^\[ *[0-9.]+\] (xcma.*)$/  kernel: \1/p' "$log"
+sed -nE 's/^(\[ *[0-9.]+\] )?(demo\| ?)(.*)$/\3/p; s/^\[ *[0-9.]+\] ((xcma|pingpong).*)$/  kernel: \1/p' "$log"
 echo
 [ $rc = 0 ] && echo "== demo finished: no kernel warning, xcma unloaded cleanly (console: $log)" ||
 	echo "== demo FAILED (console: $log)"

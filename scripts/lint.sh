@@ -11,8 +11,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 cache=${XCMA_CACHE:-/var/cache/xcma}
-c_files=$(git ls-files 'cma/*.c' 'cma/*.h' 'include/*.h' 'tests/kunit/*.c' 'tests/kunit/*.h' 2>/dev/null ||
-	find cma include tests/kunit -name '*.[ch]' -not -path '*/fsm/*')
+c_files=$(git ls-files 'cma/*.c' 'cma/*.h' 'include/*.h' 'tests/kunit/*.c' 'tests/kunit/*.h' \
+	'examples/*.c' 2>/dev/null ||
+	find cma include tests/kunit examples -name '*.[ch]' -not -path '*/fsm/*')
 
 source_tree() {
 	local v src
@@ -48,8 +49,9 @@ sparse)
 	out=$top/build/sparse
 	rm -rf "$out" && mkdir -p "$out"
 	rsync -a --include='/Kbuild' --include='/cma/***' --include='/include/***' \
-		--include='/tests/' --include='/tests/kunit/***' --exclude='*' "$top/" "$out/"
-	make -C "$KDIR" M="$out" C=2 CHECK="sparse -Wsparse-error" \
+		--include='/tests/' --include='/tests/kunit/***' --include='/examples/***' \
+		--exclude='*' "$top/" "$out/"
+	make -C "$KDIR" M="$out" C=2 CHECK="sparse -Wsparse-error" XCMA_EXAMPLES=1 \
 		MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" \
 		>"$out/sparse.log" 2>&1 || { cat "$out/sparse.log"; exit 1; }
 	if grep -E ': (warning|error):' "$out/sparse.log"; then exit 1; fi

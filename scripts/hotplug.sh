@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Integration test of hot-removal under a live connection, run inside a
+# stock-kernel VM (scripts/vm.sh has loaded xcma after creating rxe0, and
+# copied xcma_pingpong.ko here). The example connects to itself over
+# rxe0; rxe0 is deleted under the connection: both ends get exactly one
+# DEVICE_REMOVAL and release their ids, so that the removal completes;
+# rxe0 is re-added: the client connects again. Then the example is
+# unloaded; the VM's epilogue unloads xcma and fails the run on any
+# kernel warning.
+set -e
+devs=/sys/kernel/debug/xcma/devices
+
+fail() {
+	echo "hotplug: FAIL: $*"
+	dmesg | grep -E 'pingpong:|xcma:'
+	cat "$devs"
+	exit 1
+}
+# how many kernel lines contain "pingpong: $1"
+count() { dmesg | grep -cF "pingpong: $1" || true; }
+# wait up to $3 s until "pingpong: $1" was logged $2 times
+wait_for() {
+	i=0
+	while [ "$(count "$1")" -lt "$2" ]; do
+		i=$((i + 1))
+		[ $i -le $(($3 * 10)) ] || fail "no \"$1\" (#$2) within $3 s"
+		sleep 0.1
+	done
+}
+expect() { [ "$(count "$1")" = "$2" ] || fail "\"$1\" logged $(count "$1") times, not $2"; }
+
+t0=$(date +%s)
+insmod xcma_pingpong.ko addr=10.99.0.1 port=7471 reconnect=30
+wait_for 'client: ESTABLISHED' 1 20
+wait_for 'server: ESTABLISHED' 1 20
+wait_for 'client: received "pong #1"' 1 20
+expect 'server: received "ping #1"' 1
+echo "hotplug: connected and exchanged a message in $(($(date +%s) - t0)) s"
+
+# returns once no id holds rxe0 any more: both ends have destroyed theirs
+# (each logs it just after rdma_destroy_id() returns, hence the wait)
+rdma link delete rxe0
+for side in client server; do
+	wait_for "$side: released" 1 5
+	expect "$side: DEVICE_REMOVAL" 1
+done
+grep -q '^rxe0 ' "$devs" && fail "rxe0 still recorded after delete"
+dmesg | grep -q 'xcma: rxe0: removed' || fail "no removal message"
+echo "hotplug: both ends got DEVICE_REMOVAL once and released their ids"
+
+t1=$(date +%s)
+rdma link add rxe0 type rxe netdev eth0
+wait_for 'client: ESTABLISHED' 2 30
+wait_for 'server: ESTABLISHED' 2 30
+wait_for 'client: received "pong #2"' 1 20
+expect 'client: DEVICE_REMOVAL' 1
+expect 'server: DEVICE_REMOVAL' 1
+grep -q '^rxe0 ACTIVE' "$devs" || fail "rxe0 not seen again after re-add"
+echo "hotplug: reconnected and exchanged a message $(($(date +%s) - t1)) s after the re-add"
+
+c=$(count 'client: released') s=$(count 'server: released')
+rmmod xcma_pingpong
+expect 'unloaded' 1
+expect 'client: released' $((c + 1))
+expect 'server: released' $((s + 1))
+grep -q '^rxe0 ACTIVE holders=0' "$devs" || fail "ids still hold rxe0 after rmmod"
+cat "$devs"
+echo "hotplug: ok"

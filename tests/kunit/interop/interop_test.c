@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * xcma_interop: xcma and the in-tree rdma_cm, loaded together (xcma built
+ * side by side), talk to each other over rxe0. An xcma client connects to
+ * an in-tree listener and an in-tree client to an xcma listener, over IPv4
+ * and IPv6; each pair sends a message both ways, disconnects, and the
+ * events of both sides are checked in order, with what crossed the wire:
+ * the private data after the REQ's rdma_cm header (and its length), the
+ * REP's private data, the addresses and ports the listener read from the
+ * header and the service ID. Then a rejection with private data, both
+ * ways. After each case, neither CM holds an id on rxe0 and the device has
+ * as many QPs, CQs and PDs as before.
+ *
+ * This file calls neither CM directly: each side goes through its struct
+ * interop_cm (interop.h).
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/restrack.h>
+
+#include "interop.h"
+
+#define MAX_EVENTS 16
+#define WAIT_MS 20000
+#define DEV_NAME "rxe0"
+/* the rdma_cm header in front of a REQ's private data */
+#define CMA_HDR_LEN 36
+
+enum req_action { REQ_ACCEPT, REQ_REJECT };
+
+/**
+ * struct side - one end: an id (or a listener and its conn id) and its CM
+ * @cm: the CM that drives it
+ * @lock: protects the logs
+ * @wq: woken on every event
+ * @ev: events of the id itself (the listener for a server)
+ * @st: their status
+ * @n: how many
+ * @cev: events of the conn id a listener created
+ * @cst: their status
+ * @cn: how many
+ * @conn: that conn id
+ * @listener: the listener, to tell its events from the conn id's
+ * @action: what the listener does with a CONNECT_REQUEST
+ * @pdata: private data of CONNECT_REQUEST, ESTABLISHED (client) or REJECTED
+ * @pdata_len: how much of it @pdata holds
+ * @pdata_full: its length as the event reported it
+ * @conn_src: the conn id's source address at CONNECT_REQUEST
+ * @conn_dst: the conn id's destination address at CONNECT_REQUEST
+ * @qpn: the peer's QP number as CONNECT_REQUEST (server) or ESTABLISHED
+ *	(client) reported it
+ * @pd: PD of the id (the conn id for a server)
+ * @cq: CQ of the id (the conn id for a server)
+ * @err: first failure inside a callback
+ */
+struct side {
+	const struct interop_cm *cm;
+	spinlock_t lock; /* see above */
+	wait_queue_head_t wq;
+	int ev[MAX_EVENTS], st[MAX_EVENTS], n;
+	int cev[MAX_EVENTS], cst[MAX_EVENTS], cn;
+	struct rdma_cm_id *conn;
+	struct rdma_cm_id *listener;
+	enum req_action action;
+	u8 pdata[64];
+	u8 pdata_len;
+	u8 pdata_full;
+	struct sockaddr_storage conn_src, conn_dst;
+	u32 qpn;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	int err;
+};
+
+/**
+ * struct interop_case - one pairing
+ * @name: KUnit parameter name
+ * @cli: the client's CM
+ * @srv: the listener's CM
+ * @family: AF_INET or AF_INET6
+ * @port: the listener's port, one per case
+ */
+struct interop_case {
+	const char *name;
+	const struct interop_cm *cli;
+	const struct interop_cm *srv;
+	int family;
+	u16 port;
+};
+
+/* what a test case holds on rxe0 at its start, to compare at its end */
+struct usage {
+	int ids_intree, ids_xcma;
+	int qp, cq, pd;
+};
+
+static struct side *new_side(struct kunit *test, const struct interop_cm *cm)
+{
+	struct side *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->cm = cm;
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->wq);
+	return s;
+}
+
+static int make_qp(struct side *s, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int ret;
+
+	s->pd = ib_alloc_pd(id->device, 0);
+	if (IS_ERR(s->pd))
+		return PTR_ERR(s->pd);
+	s->cq = ib_alloc_cq(id->device, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(s->cq)) {
+		ib_dealloc_pd(s->pd);
+		return PTR_ERR(s->cq);
+	}
+	attr.send_cq = s->cq;
+	attr.recv_cq = s->cq;
+	ret = s->cm->create_qp(id, s->pd, &attr);
+	if (ret) {
+		ib_free_cq(s->cq);
+		ib_dealloc_pd(s->pd);
+	}
+	return ret;
+}
+
+static void free_qp(struct side *s, struct rdma_cm_id *id)
+{
+	s->cm->destroy_qp(id);
+	ib_free_cq(s->cq);
+	ib_dealloc_pd(s->pd);
+}
+
+static void keep_pdata(struct side *s, const void *data, u8 len)
+{
+	s->pdata_full = len;
+	s->pdata_len = min_t(u8, len, sizeof(s->pdata));
+	if (data)
+		memcpy(s->pdata, data, s->pdata_len);
+}
+
+static int on_request(struct side *s, struct rdma_cm_id *id,
+		      struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param = {
+		.private_data = "ok", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	s->conn = id;
+	s->qpn = ev->param.conn.qp_num;
+	keep_pdata(s, ev->param.conn.private_data,
+		   ev->param.conn.private_data_len);
+	memcpy(&s->conn_src, &id->route.addr.src_addr, sizeof(s->conn_src));
+	memcpy(&s->conn_dst, &id->route.addr.dst_addr, sizeof(s->conn_dst));
+	if (s->action == REQ_REJECT) {
+		ret = s->cm->reject(id, "nope", 5, IB_CM_REJ_CONSUMER_DEFINED);
+		if (ret)
+			s->err = ret;
+		s->conn = NULL;
+		return 1; /* destroy the conn id */
+	}
+	ret = make_qp(s, id);
+	if (!ret)
+		ret = s->cm->accept(id, &param);
+	if (ret)
+		s->err = ret;
+	return 0;
+}
+
+static int handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct side *s = id->context;
+	bool conn = s->listener && id != s->listener;
+	int ret = 0;
+
+	if (conn && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		ret = on_request(s, id, ev);
+	if (!conn && ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+		s->qpn = ev->param.conn.qp_num;
+		keep_pdata(s, ev->param.conn.private_data,
+			   ev->param.conn.private_data_len);
+	}
+	if (ev->event == RDMA_CM_EVENT_REJECTED) {
+		const void *d;
+		u8 len = 0;
+
+		d = s->cm->consumer_reject_data(id, ev, &len);
+		keep_pdata(s, d, len);
+	}
+	spin_lock(&s->lock);
+	if (conn && s->cn < MAX_EVENTS) {
+		s->cev[s->cn] = ev->event;
+		s->cst[s->cn++] = ev->status;
+	} else if (!conn && s->n < MAX_EVENTS) {
+		s->ev[s->n] = ev->event;
+		s->st[s->n++] = ev->status;
+	}
+	spin_unlock(&s->lock);
+	wake_up(&s->wq);
+	return ret;
+}
+
+/* wait until the id (conn: the conn id) has seen @count events */
+static bool wait_events(struct side *s, bool conn, int count)
+{
+	return wait_event_timeout(s->wq, (conn ? READ_ONCE(s->cn) :
+						 READ_ONCE(s->n)) >= count,
+				  msecs_to_jiffies(WAIT_MS)) > 0;
+}
+
+static void expect_events(struct kunit *test, struct side *s, bool conn,
+			  const int *want, int count)
+{
+	const char *who = conn ? "server conn id" : "client";
+	int *got = conn ? s->cev : s->ev;
+	int n = conn ? s->cn : s->n;
+	int i;
+
+	KUNIT_EXPECT_EQ_MSG(test, n, count, "%s (%s) saw %d events", who,
+			    s->cm->name, n);
+	for (i = 0; i < min(n, count); i++)
+		KUNIT_EXPECT_EQ_MSG(test, got[i], want[i],
+				    "%s (%s) event %d: %s", who, s->cm->name, i,
+				    s->cm->event_msg(got[i]));
+}
+
+static void make_addr(struct sockaddr_storage *ss, int family, u16 port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = in_aton("10.99.0.1");
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		in6_pton("fd00:99::1", -1, sin6->sin6_addr.s6_addr, -1, NULL);
+	}
+}
+
+/* same family, address and port (scope and flow label aside) */
+static bool same_addr(const struct sockaddr_storage *a,
+		      const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_port == b4->sin_port &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return a6->sin6_port == b6->sin6_port &&
+	       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+}
+
+/* resolve address and route, waiting for both events */
+static int resolve(struct side *s, struct rdma_cm_id *id,
+		   struct sockaddr_storage *dst)
+{
+	int n = s->n, ret;
+
+	ret = s->cm->resolve_addr(id, NULL, (struct sockaddr *)dst, 2000);
+	if (ret)
+		return ret;
+	if (!wait_events(s, false, n + 1))
+		return -ETIMEDOUT;
+	if (s->ev[n] != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return -EHOSTUNREACH;
+	ret = s->cm->resolve_route(id, 2000);
+	if (ret)
+		return ret;
+	if (!wait_events(s, false, n + 2))
+		return -ETIMEDOUT;
+	return s->ev[n + 1] == RDMA_CM_EVENT_ROUTE_RESOLVED ? 0 : -ENETUNREACH;
+}
+
+/* one SEND from @from's QP to a RECV posted on @to's QP */
+static int transfer(struct side *from, struct rdma_cm_id *fid,
+		    struct side *to, struct rdma_cm_id *tid, const char *msg)
+{
+	char *sbuf = kzalloc(64, GFP_KERNEL), *rbuf = kzalloc(64, GFP_KERNEL);
+	struct ib_device *dev = fid->device;
+	struct ib_sge ssge, rsge;
+	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = { .sg_list = &ssge, .num_sge = 1,
+				  .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc;
+	u64 sdma, rdma;
+	int got_s = 0, got_r = 0, i, ret = -ENOMEM;
+
+	if (!sbuf || !rbuf)
+		goto out;
+	strscpy(sbuf, msg, 64);
+	sdma = ib_dma_map_single(dev, sbuf, 64, DMA_TO_DEVICE);
+	rdma = ib_dma_map_single(dev, rbuf, 64, DMA_FROM_DEVICE);
+	rsge = (struct ib_sge){ .addr = rdma, .length = 64,
+				.lkey = to->pd->local_dma_lkey };
+	ssge = (struct ib_sge){ .addr = sdma, .length = strlen(msg) + 1,
+				.lkey = from->pd->local_dma_lkey };
+	ret = ib_post_recv(tid->qp, &rwr, NULL);
+	if (!ret)
+		ret = ib_post_send(fid->qp, &swr, NULL);
+	for (i = 0; !ret && i < 500 && !(got_s && got_r); i++) {
+		if (!got_s && ib_poll_cq(from->cq, 1, &wc) == 1)
+			got_s = wc.status == IB_WC_SUCCESS ? 1 : -1;
+		if (!got_r && ib_poll_cq(to->cq, 1, &wc) == 1)
+			got_r = wc.status == IB_WC_SUCCESS ? 1 : -1;
+		usleep_range(10000, 20000);
+	}
+	ib_dma_unmap_single(dev, sdma, 64, DMA_TO_DEVICE);
+	ib_dma_unmap_single(dev, rdma, 64, DMA_FROM_DEVICE);
+	if (!ret && (got_s != 1 || got_r != 1))
+		ret = -EIO;
+	if (!ret && strcmp(rbuf, msg))
+		ret = -EBADMSG;
+out:
+	kfree(sbuf);
+	kfree(rbuf);
+	return ret;
+}
+
+static void get_usage(struct kunit *test, struct ib_device *ibdev,
+		      struct usage *u)
+{
+	u->ids_intree = interop_intree.live_ids(ibdev);
+	u->ids_xcma = interop_xcma.live_ids(ibdev);
+	u->qp = rdma_restrack_count(ibdev, RDMA_RESTRACK_QP, false);
+	u->cq = rdma_restrack_count(ibdev, RDMA_RESTRACK_CQ, false);
+	u->pd = rdma_restrack_count(ibdev, RDMA_RESTRACK_PD, false);
+	KUNIT_EXPECT_GE(test, u->ids_xcma, 0);
+}
+
+static int ids_of(const struct usage *u, const struct interop_cm *cm)
+{
+	return cm == &interop_intree ? u->ids_intree : u->ids_xcma;
+}
+
+/* everything the case created is gone again */
+static void expect_usage(struct kunit *test, struct ib_device *ibdev,
+			 const struct usage *before)
+{
+	struct usage now;
+
+	get_usage(test, ibdev, &now);
+	KUNIT_EXPECT_EQ_MSG(test, now.ids_intree, before->ids_intree,
+			    "in-tree ids on " DEV_NAME);
+	KUNIT_EXPECT_EQ_MSG(test, now.ids_xcma, before->ids_xcma,
+			    "xcma ids on " DEV_NAME);
+	KUNIT_EXPECT_EQ_MSG(test, now.qp, before->qp, "QPs on " DEV_NAME);
+	KUNIT_EXPECT_EQ_MSG(test, now.cq, before->cq, "CQs on " DEV_NAME);
+	KUNIT_EXPECT_EQ_MSG(test, now.pd, before->pd, "PDs on " DEV_NAME);
+}
+
+static struct ib_device *get_dev(struct kunit *test)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_name(DEV_NAME, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ibdev, "no " DEV_NAME);
+	return ibdev;
+}
+
+static struct rdma_cm_id *listen_on(struct kunit *test, struct side *ss,
+				    struct sockaddr_storage *addr)
+{
+	struct rdma_cm_id *lis;
+
+	lis = ss->cm->create_id(&init_net, handler, ss, RDMA_PS_TCP,
+				IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lis));
+	ss->listener = lis;
+	KUNIT_ASSERT_EQ(test, ss->cm->bind_addr(lis, (struct sockaddr *)addr),
+			0);
+	KUNIT_ASSERT_EQ(test, ss->cm->listen(lis, 8), 0);
+	return lis;
+}
+
+static struct rdma_cm_id *client_to(struct kunit *test, struct side *cs,
+				    struct sockaddr_storage *dst, bool qp)
+{
+	struct rdma_cm_id *cli;
+
+	cli = cs->cm->create_id(&init_net, handler, cs, RDMA_PS_TCP,
+				IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cli));
+	KUNIT_ASSERT_EQ(test, resolve(cs, cli, dst), 0);
+	if (qp)
+		KUNIT_ASSERT_EQ(test, make_qp(cs, cli), 0);
+	return cli;
+}
+
+/*
+ * Connect, a message each way, client disconnects, then the server; both
+ * sides see their whole sequence, TIMEWAIT_EXIT included.
+ */
+static void connect_exchange_disconnect(struct kunit *test)
+{
+	static const int want_cli[] = {
+		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ROUTE_RESOLVED,
+		RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_DISCONNECTED,
+		RDMA_CM_EVENT_TIMEWAIT_EXIT,
+	};
+	static const int want_srv[] = {
+		RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_ESTABLISHED,
+		RDMA_CM_EVENT_DISCONNECTED, RDMA_CM_EVENT_TIMEWAIT_EXIT,
+	};
+	const struct interop_case *c = test->param_value;
+	struct rdma_conn_param param = {
+		.private_data = "hi", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
+	struct ib_device *ibdev = get_dev(test);
+	struct rdma_cm_id *cli, *lis;
+	struct sockaddr_storage addr;
+	struct usage before;
+
+	KUNIT_ASSERT_TRUE(test, cs && ss);
+	get_usage(test, ibdev, &before);
+	make_addr(&addr, c->family, c->port);
+	lis = listen_on(test, ss, &addr);
+	cli = client_to(test, cs, &addr, true);
+	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, 3));
+	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 2));
+	KUNIT_EXPECT_EQ(test, ss->err, 0);
+	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_ESTABLISHED);
+	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
+
+	/* REQ: the client's data after the header, the whole area reported */
+	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "hi");
+	KUNIT_EXPECT_EQ(test, ss->pdata_full,
+			IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_HDR_LEN);
+	/* REP: the server's data, no header, the whole area reported */
+	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "ok");
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, IB_CM_REP_PRIVATE_DATA_SIZE);
+	/* the listener read the client's address and port from the header */
+	KUNIT_EXPECT_TRUE(test, same_addr(&ss->conn_dst,
+					  &cli->route.addr.src_addr));
+	KUNIT_EXPECT_TRUE(test, same_addr(&ss->conn_src, &addr));
+	KUNIT_EXPECT_TRUE(test, same_addr(&cli->route.addr.dst_addr, &addr));
+	/* each CM drives its own end: the client, the listener and its child */
+	KUNIT_EXPECT_EQ(test, cs->cm->live_ids(ibdev),
+			ids_of(&before, cs->cm) + 1);
+	KUNIT_EXPECT_EQ(test, ss->cm->live_ids(ibdev),
+			ids_of(&before, ss->cm) + 2);
+	/* each end learnt the other's QP number from REQ and REP */
+	KUNIT_ASSERT_NOT_NULL(test, ss->conn->qp);
+	KUNIT_EXPECT_EQ(test, ss->qpn, cli->qp->qp_num);
+	KUNIT_EXPECT_EQ(test, cs->qpn, ss->conn->qp->qp_num);
+
+	KUNIT_EXPECT_EQ(test, transfer(cs, cli, ss, ss->conn,
+				       "client to server"), 0);
+	KUNIT_EXPECT_EQ(test, transfer(ss, ss->conn, cs, cli,
+				       "server to client"), 0);
+
+	KUNIT_EXPECT_EQ(test, cs->cm->disconnect(cli), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
+	KUNIT_EXPECT_EQ(test, ss->cm->disconnect(ss->conn), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 5));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 4));
+	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, ss->n, 0); /* the listener itself saw nothing */
+
+	free_qp(cs, cli);
+	cs->cm->destroy_id(cli);
+	free_qp(ss, ss->conn);
+	ss->cm->destroy_id(ss->conn);
+	ss->cm->destroy_id(lis);
+	expect_usage(test, ibdev, &before);
+	ib_device_put(ibdev);
+}
+
+/*
+ * The listener rejects with private data: the client gets REJECTED,
+ * consumer-defined, with that data; the server's conn id is destroyed by
+ * its callback's return.
+ */
+static void reject_with_private_data(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_REJECTED };
+	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
+	const struct interop_case *c = test->param_value;
+	struct rdma_conn_param param = {
+		.private_data = "rq", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
+	struct ib_device *ibdev = get_dev(test);
+	struct rdma_cm_id *cli, *lis;
+	struct sockaddr_storage addr;
+	struct usage before;
+
+	KUNIT_ASSERT_TRUE(test, cs && ss);
+	get_usage(test, ibdev, &before);
+	ss->action = REQ_REJECT;
+	make_addr(&addr, c->family, c->port);
+	lis = listen_on(test, ss, &addr);
+	cli = client_to(test, cs, &addr, false);
+	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 3));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 1));
+	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_CONSUMER_DEFINED);
+	/* the whole REJ area is reported, whatever was sent */
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, IB_CM_REJ_PRIVATE_DATA_SIZE);
+	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "nope");
+	KUNIT_EXPECT_EQ(test, ss->err, 0);
+
+	cs->cm->destroy_id(cli);
+	ss->cm->destroy_id(lis);
+	expect_usage(test, ibdev, &before);
+	ib_device_put(ibdev);
+}
+
+static const struct interop_case connect_cases[] = {
+	{ "xcma_to_intree_ipv4", &interop_xcma, &interop_intree, AF_INET, 18600 },
+	{ "intree_to_xcma_ipv4", &interop_intree, &interop_xcma, AF_INET, 18601 },
+	{ "xcma_to_intree_ipv6", &interop_xcma, &interop_intree, AF_INET6, 18602 },
+	{ "intree_to_xcma_ipv6", &interop_intree, &interop_xcma, AF_INET6, 18603 },
+};
+
+static const struct interop_case reject_cases[] = {
+	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18610 },
+	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18611 },
+};
+
+static void case_desc(const struct interop_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(connect, connect_cases, case_desc);
+KUNIT_ARRAY_PARAM(reject, reject_cases, case_desc);
+
+static struct kunit_case interop_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(connect_exchange_disconnect, connect_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM(reject_with_private_data, reject_gen_params),
+	{}
+};
+
+static struct kunit_suite interop_suite = {
+	.name = "xcma_interop",
+	.test_cases = interop_cases,
+};
+
+kunit_test_suite(interop_suite);
+
+MODULE_DESCRIPTION("KUnit: xcma against the in-tree rdma_cm over the wire");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_IMPORT_NS(XCMA_INTERNAL);
