@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) "pingpong: " fmt
 
 #include <linux/inet.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -50,6 +51,10 @@ MODULE_PARM_DESC(port, "port the server listens on");
 static uint reconnect = 30;
 module_param(reconnect, uint, 0644);
 MODULE_PARM_DESC(reconnect, "after DEVICE_REMOVAL, seconds during which the client tries to connect again every 500 ms (0: not at all)");
+
+static uint hold_secs;
+module_param(hold_secs, uint, 0644);
+MODULE_PARM_DESC(hold_secs, "after DEVICE_REMOVAL, keep the ids this long before releasing them, like a slow owner (default 0)");
 
 struct pp_side;
 
@@ -390,7 +395,11 @@ static void pp_side_release(struct pp_side *s)
 static void pp_down_work(struct work_struct *work)
 {
 	struct pp_side *s = container_of(work, struct pp_side, down);
+	uint hold = READ_ONCE(hold_secs);
 
+	/* a slow owner: the removal waits for it and names its ids */
+	if (hold)
+		msleep(hold * 1000);
 	pp_side_release(s);
 	if (s == &pp.client)
 		pp_retry();

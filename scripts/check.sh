@@ -31,14 +31,15 @@ gtest_cases() {
 	sed -nE 's/^\[ +OK +\] ([^ ]+).*/PASS gtest\/\1/p; s/^\[  FAILED  \] ([^ ]+) \(.*/FAIL gtest\/\1/p' "$1"
 }
 
-# hot-removal under a live connection of the example consumer
-# (examples/xcma_pingpong.c, scripts/hotplug.sh) on a stock kernel
-hotplug() {
-	local k=$1 log=build/vm/stock-$1-hotplug.log rc=0
+# a script of the example consumer (examples/xcma_pingpong.c) on a stock
+# kernel: hotplug.sh (hot-removal under a live connection) or stuck.sh
+# (a removal held up by a slow owner names its ids)
+example() {
+	local k=$1 what=$2 log=build/vm/stock-$1-$2.log rc=0
 	scripts/build-module.sh "$k" dropin examples || return 1
 	scripts/vm.sh -q -k "$k" -o "$log" -f "build/mod/$k/examples/xcma_pingpong.ko" \
-		-f scripts/hotplug.sh -- 'sh /xcma/hotplug.sh' || rc=$?
-	grep -aE 'hotplug:|pingpong:|xcma:' "$log"
+		-f "scripts/$what.sh" -- "sh /xcma/$what.sh" || rc=$?
+	grep -aE "$what:|pingpong:|xcma:" "$log"
 	return $rc
 }
 
@@ -149,7 +150,8 @@ for layer in $layers; do
 		for k in 6.1 6.12; do
 			run "stock/$k-smoke" scripts/vm.sh -q -k $k -o build/vm/stock-$k.log -f scripts/smoke.sh -- \
 				'sh /xcma/smoke.sh'
-			run "stock/$k-hotplug" hotplug $k
+			run "stock/$k-hotplug" example $k hotplug
+			run "stock/$k-stuck-removal-named" example $k stuck
 		done
 		;;
 	*) echo "check: unknown layer $layer"; exit 2 ;;
