@@ -77,6 +77,16 @@ static void side_init(struct side *s)
 	init_waitqueue_head(&s->wq);
 }
 
+/* a fresh event log, freed with the test; the case stops if none */
+static struct side *new_side(struct kunit *test)
+{
+	struct side *s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	side_init(s);
+	return s;
+}
+
 static int make_qp(struct rdma_cm_id *id, struct ib_pd **pd,
 		   struct ib_cq **cq)
 {
@@ -334,12 +344,8 @@ static void connect_exchange_disconnect(struct kunit *test,
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 
-	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
-	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cs);
-	KUNIT_ASSERT_NOT_NULL(test, ss);
-	side_init(cs);
-	side_init(ss);
+	cs = new_side(test);
+	ss = new_side(test);
 
 	lis = new_id(test, ss, IB_QPT_RC);
 	ss->listener = lis;
@@ -428,12 +434,8 @@ static void destroy_by_return_established(struct kunit *test)
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 
-	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
-	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cs);
-	KUNIT_ASSERT_NOT_NULL(test, ss);
-	side_init(cs);
-	side_init(ss);
+	cs = new_side(test);
+	ss = new_side(test);
 	cs->destroy_on = RDMA_CM_EVENT_ESTABLISHED + 1;
 	addr4(&l, "10.99.0.1", 18526);
 	addr4(&d, "10.99.0.1", 18526);
@@ -487,12 +489,8 @@ static void reject_with_private_data(struct kunit *test)
 	struct rdma_cm_id *cli, *lis;
 	struct side *cs, *ss;
 
-	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
-	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cs);
-	KUNIT_ASSERT_NOT_NULL(test, ss);
-	side_init(cs);
-	side_init(ss);
+	cs = new_side(test);
+	ss = new_side(test);
 	ss->action = REQ_REJECT;
 	addr4(&l, "10.99.0.1", 18517);
 	addr4(&d, "10.99.0.1", 18517);
@@ -525,9 +523,7 @@ static void connect_no_listener(struct kunit *test)
 	struct rdma_cm_id *cli;
 	struct side *cs;
 
-	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cs);
-	side_init(cs);
+	cs = new_side(test);
 	addr4(&d, "10.99.0.1", 18599);
 	connect_and_get(test, cs, &cli, &d, 3);
 	expect_events(test, cs, false, want, ARRAY_SIZE(want));
@@ -543,9 +539,7 @@ static void resolve_no_route(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	side_init(s);
+	s = new_side(test);
 	addr4(&d, "192.0.2.1", 18518);
 	id = new_id(test, s, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
@@ -563,9 +557,7 @@ static void resolve_unreachable(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	side_init(s);
+	s = new_side(test);
 	addr4(&d, "10.99.0.78", 18519);
 	id = new_id(test, s, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
@@ -775,9 +767,7 @@ static void bad_input(struct kunit *test)
 	unsigned int before;
 	struct side *s;
 
-	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	side_init(s);
+	s = new_side(test);
 	id = new_id(test, s, c->qp_type);
 	switch (c->setup) {
 	case SETUP_IDLE:
@@ -819,9 +809,7 @@ static void bind_unknown_port_space(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	side_init(s);
+	s = new_side(test);
 	id = rdma_create_id(&init_net, handler, s, 0x0777, IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
 	addr4(&ss, "10.99.0.1", 18522);
@@ -839,9 +827,7 @@ static void destroy_in_addr_query(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	side_init(s);
+	s = new_side(test);
 	/* on the link, nobody answers ARP: the query stays pending */
 	addr4(&d, "10.99.0.77", 18523);
 	id = new_id(test, s, IB_QPT_RC);
@@ -860,9 +846,7 @@ static void destroy_in_route_query(struct kunit *test)
 	struct side *s;
 	int n;
 
-	s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	side_init(s);
+	s = new_side(test);
 	addr4(&d, "10.99.0.1", 18524);
 	id = new_id(test, s, IB_QPT_RC);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
@@ -883,12 +867,8 @@ static void destroy_in_connect(struct kunit *test)
 	struct side *cs, *ss;
 	int n;
 
-	cs = kunit_kmalloc(test, sizeof(*cs), GFP_KERNEL);
-	ss = kunit_kmalloc(test, sizeof(*ss), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cs);
-	KUNIT_ASSERT_NOT_NULL(test, ss);
-	side_init(cs);
-	side_init(ss);
+	cs = new_side(test);
+	ss = new_side(test);
 	ss->action = REQ_KEEP;
 	addr4(&l, "10.99.0.1", 18525);
 	addr4(&d, "10.99.0.1", 18525);
@@ -913,15 +893,6 @@ static void destroy_in_connect(struct kunit *test)
 }
 
 /* ---- device removal with ids in several states ---- */
-
-static struct side *new_side(struct kunit *test)
-{
-	struct side *s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-
-	if (s)
-		side_init(s);
-	return s;
-}
 
 /* after rxe0 is re-added its GIDs appear a little later: retry */
 static int resolve_retry(struct kunit *test, struct side *s,
