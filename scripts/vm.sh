@@ -16,6 +16,8 @@
 #     -q, --quiet                   no console on stdout, only the verdict
 #     --no-xcma                     do not load xcma.ko
 #     --preload 'mod ...'           modprobe these before rxe (e.g. rdma_cm)
+#     -a, --append 'k=v ...'        more kernel command line, e.g.
+#                                   'kunit.filter_glob=xcma_removal*'
 #     --sbs                         build and load the side-by-side xcma.ko
 #                                   (xcma_* exports, build/mod/<kernel>-sbs),
 #                                   which loads next to the in-tree rdma_cm
@@ -24,12 +26,13 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=6.1 files=() params= log= timeout=900 quiet=0 load=1 preload= mode=
+kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
 	-f | --file) files+=("$2"); shift 2 ;;
 	-p | --params) params=$2; shift 2 ;;
+	-a | --append) extra=$2; shift 2 ;;
 	-o | --log) log=$2; shift 2 ;;
 	-t | --timeout) timeout=$2; shift 2 ;;
 	-q | --quiet) quiet=1; shift ;;
@@ -99,6 +102,7 @@ trap 'rm -rf "$stage" "$stage.cpio"' EXIT
 
 append="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on"
 [ "$kernel" = kunit ] && append="$append kmemleak=on"
+[ -n "$extra" ] && append="$append $extra"
 # The NIC's backend is QEMU's user-mode network in restrict mode: it drains
 # and drops every frame, nothing reaches the host or beyond, and the guest
 # talks only to itself, which is all Soft-RoCE loopback needs. (A NIC alone
