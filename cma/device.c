@@ -18,6 +18,7 @@
 #include "id.h"
 #include "lifecycle.h"
 #include "ops.h"
+#include "trace.h"
 #include "xcma.h"
 
 /*
@@ -55,6 +56,7 @@ static int add_one(struct ib_device *ibdev)
 	mutex_unlock(&devices_lock);
 
 	ib_set_client_data(ibdev, &xcma_client, dev);
+	trace_cm_add_one(ibdev);
 	pr_info("xcma: %s: added\n", dev_name(&ibdev->dev));
 	return 0;
 }
@@ -63,6 +65,7 @@ static void remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct xcma_device *dev = client_data;
 
+	trace_cm_remove_one(ibdev);
 	/* No new id can bind to the device past this point. */
 	mutex_lock(&devices_lock);
 	list_del(&dev->list);

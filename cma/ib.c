@@ -15,6 +15,7 @@
 #include "addr.h"
 #include "id.h"
 #include "ops.h"
+#include "trace.h"
 #include "wire.h"
 #include "xcma.h"
 
@@ -42,11 +43,14 @@ static int rep_recv(struct xcma_id *xid)
 	ret = xcma_qp_modify_rtr(xid, NULL);
 	if (!ret)
 		ret = xcma_qp_modify_rts(xid, NULL);
-	if (!ret)
+	if (!ret) {
+		trace_cm_send_rtu(xid);
 		ret = xcma_ops->send_rtu(xid->cm_id, NULL, 0);
+	}
 	if (!ret)
 		return 0;
 	xcma_qp_modify_err(xid);
+	trace_cm_send_rej(xid);
 	if (xcma_ops->send_rej(xid->cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
 			       NULL, 0))
 		pr_debug("xcma: REJ after a failed REP failed\n");
@@ -60,6 +64,7 @@ static void rep_prepare(struct xcma_id *xid, struct xcma_event_ctx *ectx)
 	struct rdma_cm_event *ev = &ectx->ev;
 
 	lockdep_assert_held(&xid->life.handler_mutex);
+	trace_cm_send_mra(xid);
 	if (xcma_ops->send_mra(xid->cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
 		pr_debug("xcma: MRA not sent\n");
 	if (xid->id.qp) {
@@ -160,8 +165,10 @@ static void req_prepare(struct xcma_id *conn, struct xcma_event_ctx *ectx)
 static void req_after(struct xcma_id *conn, struct xcma_event_ctx *ectx)
 {
 	lockdep_assert_held(&conn->life.handler_mutex);
-	if (xcma_id_state(conn) == XCMA_FSM_CONNECT &&
-	    xcma_ops->send_mra(conn->cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
+	if (xcma_id_state(conn) != XCMA_FSM_CONNECT)
+		return;
+	trace_cm_send_mra(conn);
+	if (xcma_ops->send_mra(conn->cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
 		pr_debug("xcma: MRA not sent\n");
 }
 
@@ -251,6 +258,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	listener = xcma_listen_find(cm_id->device, sid, ib_event->private_data);
 	if (!listener)
 		return -EINVAL;
+	trace_cm_req_handler(listener, ib_event->event);
 	if (req->qp_type != listener->id.qp_type) {
 		ret = -EINVAL;
 		goto out;
@@ -322,6 +330,7 @@ static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 	req.srq = xid->srq;
 	req.ece.vendor_id = xid->ece.vendor_id;
 	req.ece.attr_mod = xid->ece.attr_mod;
+	trace_cm_send_req(xid);
 	ret = xcma_ops->send_req(cm_id, &req);
 	if (ret) {
 		xid->cm_id = NULL;
@@ -440,6 +449,7 @@ static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 	rep.srq = xid->srq;
 	rep.ece.vendor_id = xid->ece.vendor_id;
 	rep.ece.attr_mod = xid->ece.attr_mod;
+	trace_cm_send_rep(xid);
 	return xcma_ops->send_rep(xid->cm_id, &rep);
 }
 
@@ -548,6 +558,7 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		return -XCMA_ENOTRANSPORT;
 	if (id->qp_type == IB_QPT_UD)
 		return -EOPNOTSUPP;
+	trace_cm_send_rej(xid);
 	return xcma_ops->send_rej(xid->cm_id, reason, NULL, 0, private_data,
 				  private_data_len);
 }
@@ -576,9 +587,13 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	ret = xcma_qp_modify_err(xid);
 	if (ret)
 		return ret;
+	trace_cm_disconnect(xid);
 	/* a DREQ, unless the peer's came first: then the DREP */
-	if (xcma_ops->send_dreq(xid->cm_id, NULL, 0) &&
-	    xcma_ops->send_drep(xid->cm_id, NULL, 0))
+	if (!xcma_ops->send_dreq(xid->cm_id, NULL, 0))
+		trace_cm_sent_dreq(xid);
+	else if (!xcma_ops->send_drep(xid->cm_id, NULL, 0))
+		trace_cm_sent_drep(xid);
+	else
 		pr_debug("xcma: neither DREQ nor DREP could be sent\n");
 	return 0;
 }

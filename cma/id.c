@@ -10,6 +10,7 @@
  * runs in that same task, which is how id_event() finds it. Deliveries
  * the library makes by itself (DEVICE_REMOVAL) have no context.
  */
+#include <linux/atomic.h>
 #include <linux/export.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -20,8 +21,12 @@
 #include "addr.h"
 #include "id.h"
 #include "ops.h"
+#include "trace.h"
 #include "wire.h"
 #include "xcma.h"
+
+/* numbers the ids for trace events */
+static atomic_t id_nums = ATOMIC_INIT(0);
 
 static struct xcma_event_ctx *take_pending(struct xcma_id *xid,
 					   unsigned int cm_event)
@@ -76,7 +81,9 @@ static int id_event(struct xcma_life_id *life, unsigned int cm_event,
 			ectx->prepare(xid, ectx);
 		ev = &ectx->ev;
 	}
+	trace_cm_event_handler(xid, ev);
 	ret = xid->id.event_handler(&xid->id, ev);
+	trace_cm_event_done(xid, ev, ret);
 	if (!ectx)
 		return ret;
 	if (!ret) {
@@ -91,6 +98,7 @@ static int id_event(struct xcma_life_id *life, unsigned int cm_event,
 	 * for every reference, the deliverer's included: drop it now.
 	 */
 	ectx->destroyed = true;
+	trace_cm_id_destroy(xid);
 	if (ectx->cm_id && xid->cm_id == ectx->cm_id)
 		xid->cm_id = NULL;
 	if (ectx->holds_ref) {
@@ -184,6 +192,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	spin_lock_init(&xid->pending_lock);
 	mutex_init(&xid->qp_mutex);
 	xcma_resolve_work_init(xid);
+	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
 	strscpy(xid->owner, owner ? owner : "?", sizeof(xid->owner));
 	xcma_life_id_init(&xid->life, &xcma_life, &id_ops);
@@ -270,8 +279,10 @@ int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev)
 {
 	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
 
-	if (!ret)
+	if (!ret) {
 		xid->dev = dev;
+		trace_cm_id_attach(xid, dev->ibdev);
+	}
 	return ret;
 }
 
@@ -316,6 +327,7 @@ void rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct xcma_id *xid = xcma_id_of(id);
 
+	trace_cm_id_destroy(xid);
 	/* a second destroy is a caller bug, which the library reports */
 	if (xcma_fsm_id_destroy(&xid->life.fsm))
 		pr_debug("xcma: id %p destroyed twice\n", id);

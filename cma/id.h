@@ -58,6 +58,7 @@ struct xcma_device;
  * @pending_lock: protects @pending (a leaf spinlock)
  * @pending: events being delivered, with their payloads (struct
  *	xcma_event_ctx), found by the delivering task
+ * @num: sequence number of the id since load, for trace events
  * @seq_num: starting PSN, random, constant
  * @qp_num: the QP number to connect with (@qp_mutex)
  * @srq: the QP uses an SRQ (@qp_mutex)
@@ -85,6 +86,7 @@ struct xcma_id {
 	struct mutex qp_mutex; /* see above */
 	spinlock_t pending_lock; /* see above */
 	struct list_head pending;
+	u32 num;
 	u32 seq_num;
 	u32 qp_num;
 	bool srq;

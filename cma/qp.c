@@ -9,6 +9,7 @@
 
 #include "id.h"
 #include "ops.h"
+#include "trace.h"
 
 static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
 			       int *mask)
@@ -91,11 +92,14 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 		return -EOPNOTSUPP;
 	qp_init_attr->port_num = id->port_num;
 	qp = xcma_ops->create_qp(pd, qp_init_attr);
-	if (IS_ERR(qp))
+	if (IS_ERR(qp)) {
+		trace_cm_qp_create(xid, qp_init_attr, 0, PTR_ERR(qp));
 		return PTR_ERR(qp);
+	}
 	ret = rdma_init_qp_attr(id, &attr, &mask);
 	if (!ret)
 		ret = xcma_ops->modify_qp(qp, &attr, mask);
+	trace_cm_qp_create(xid, qp_init_attr, qp->qp_num, ret);
 	if (ret) {
 		if (xcma_ops->destroy_qp(qp))
 			pr_debug("xcma: destroying a new QP failed\n");
@@ -119,6 +123,8 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 	struct xcma_id *xid = xcma_id_of(id);
 
 	mutex_lock(&xid->qp_mutex);
+	if (id->qp)
+		trace_cm_qp_destroy(xid);
 	if (id->qp && xcma_ops->destroy_qp(id->qp))
 		pr_debug("xcma: destroying a QP failed\n");
 	id->qp = NULL;

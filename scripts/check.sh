@@ -32,8 +32,9 @@ gtest_cases() {
 }
 
 # a script of the example consumer (examples/xcma_pingpong.c) on a stock
-# kernel: hotplug.sh (hot-removal under a live connection) or stuck.sh
-# (a removal held up by a slow owner names its ids)
+# kernel: hotplug.sh (hot-removal under a live connection), stuck.sh
+# (a removal held up by a slow owner names its ids) or trace.sh (the
+# rdma_cma trace events of a connection)
 example() {
 	local k=$1 what=$2 log=build/vm/stock-$1-$2.log rc=0
 	scripts/build-module.sh "$k" dropin examples || return 1
@@ -152,6 +153,7 @@ for layer in $layers; do
 				'sh /xcma/smoke.sh'
 			run "stock/$k-hotplug" example $k hotplug
 			run "stock/$k-stuck-removal-named" example $k stuck
+			run "stock/$k-trace-events" example $k trace
 		done
 		;;
 	*) echo "check: unknown layer $layer"; exit 2 ;;
