@@ -21,6 +21,10 @@ all: modules
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR): set KDIR="; exit 1; }
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" $(PAHOLE) modules
+	@# drop-in: the stock rdma_cm's symbol versions (scripts/match-crcs.sh)
+	@if [ "$(XCMA_SIDE_BY_SIDE)" != 1 ] && \
+	    [ "$$(scripts/match-crcs.sh "$(CURDIR)" "$(KDIR)")" != 0 ]; then \
+		$(MAKE) -C "$(KDIR)" M="$(CURDIR)" $(PAHOLE) modules; fi
 
 deps:
 	scripts/deps.sh

@@ -9,7 +9,9 @@
 #   scripts/build-module.sh 6.1|6.12|kunit [dropin|sbs] [examples]
 # With "examples", the example consumers of examples/ are built beside
 # xcma.ko (modpost resolves their rdma_* symbols against it) and their
-# paths are printed after xcma.ko's.
+# paths are printed after xcma.ko's. With "stock-examples" they are built
+# on their own, against the kernel's Module.symvers only, as a consumer
+# that never heard of xcma is (in build/mod/<kernel>-stock-examples).
 # Warnings are errors here: any line from the compiler, objtool or modpost
 # that is not Kbuild's own progress output fails the build.
 set -euo pipefail
@@ -36,10 +38,19 @@ args=(-C "$KDIR" M="$out" W=1)
 args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14")
 export CCACHE_DIR=${XCMA_CACHE:-/var/cache/xcma}/ccache
 
-if ! make "${args[@]}" -j"$(nproc)" >"$out/build.log" 2>&1; then
-	cat "$out/build.log" >&2
-	echo "build-module: FAILED for $KTAG" >&2
-	exit 1
+build() {
+	if ! make "${args[@]}" -j"$(nproc)" >>"$out/build.log" 2>&1; then
+		cat "$out/build.log" >&2
+		echo "build-module: FAILED for $KTAG" >&2
+		exit 1
+	fi
+}
+: >"$out/build.log"
+build
+# drop-in: the in-tree rdma_cm's symbol versions (see match-crcs.sh); a
+# second make runs modpost again with them
+if [ "$mode" = dropin ] && [ "$("$top/scripts/match-crcs.sh" "$out" "$KDIR")" != 0 ]; then
+	build
 fi
 noise=$(grep -vE '^(make(\[[0-9]+\])?: (Entering|Leaving) directory|  [A-Z0-9_]+ +(\[M\] +)?[^ ]+$|Skipping BTF generation)' "$out/build.log" || true)
 if [ -n "$noise" ]; then
@@ -49,3 +60,17 @@ if [ -n "$noise" ]; then
 fi
 echo "$out/xcma.ko"
 [ "$examples" != examples ] || ls "$out"/examples/*.ko
+if [ "$examples" = stock-examples ]; then
+	sout=$top/build/mod/$KTAG-stock-examples
+	mkdir -p "$sout"
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude='modules.order' \
+		--exclude='Module.symvers' "$top/examples/" "$sout/"
+	if ! make -C "$KDIR" M="$sout" W=1 >"$sout/build.log" 2>&1 ||
+		grep -qvE '^(make(\[[0-9]+\])?: (Entering|Leaving) directory|  [A-Z0-9_]+ +(\[M\] +)?[^ ]+$|Skipping BTF generation)' "$sout/build.log"; then
+		cat "$sout/build.log" >&2
+		echo "build-module: stock-built examples FAILED for $KTAG" >&2
+		exit 1
+	fi
+	ls "$sout"/*.ko
+fi

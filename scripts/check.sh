@@ -154,6 +154,14 @@ for layer in $layers; do
 			run "stock/$k-hotplug" example $k hotplug
 			run "stock/$k-stuck-removal-named" example $k stuck
 			run "stock/$k-trace-events" example $k trace
+			# a consumer built against the stock kernel alone (its
+			# symbol versions are the in-tree rdma_cm's) loads
+			# against xcma and works
+			run "stock/$k-stock-built-consumer" sh -c "
+				scripts/build-module.sh $k dropin stock-examples &&
+				scripts/vm.sh -q -k $k -o build/vm/stock-$k-stock-built.log \
+					-f build/mod/$k-stock-examples/xcma_pingpong.ko \
+					-f scripts/hotplug.sh -- 'sh /xcma/hotplug.sh'"
 		done
 		;;
 	*) echo "check: unknown layer $layer"; exit 2 ;;
