@@ -142,6 +142,9 @@ static void id_release_dev(struct xcma_life_id *life,
 	}
 }
 
+/* ids allocated and not freed yet, internal ones included (KUnit) */
+static atomic_t live_ids = ATOMIC_INIT(0);
+
 static void id_free(struct xcma_life_id *life)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
@@ -150,6 +153,7 @@ static void id_free(struct xcma_life_id *life)
 	kfree(xid->id.route.path_rec);
 	put_net(xid->id.route.addr.dev_addr.net);
 	kfree(xid);
+	atomic_dec(&live_ids);
 }
 
 static const struct xcma_life_id_ops id_ops = {
@@ -179,6 +183,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xid = kzalloc(sizeof(*xid), GFP_KERNEL);
 	if (!xid)
 		return NULL;
+	atomic_inc(&live_ids);
 	xid->id.context = context;
 	xid->id.event_handler = handler;
 	xid->id.ps = ps;
@@ -198,6 +203,20 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xcma_life_id_init(&xid->life, &xcma_life, &id_ops);
 	return xid;
 }
+
+/**
+ * xcma_id_live - how many ids are allocated
+ *
+ * For KUnit's leak checks: every id a test created, and every internal
+ * one xcma made for it (conn ids, wildcard children), is freed again.
+ *
+ * Return: ids allocated by xcma_id_alloc() and not freed yet.
+ */
+unsigned int xcma_id_live(void)
+{
+	return atomic_read(&live_ids);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_id_live, XCMA_INTERNAL);
 
 /**
  * xcma_id_event_init - start describing an event

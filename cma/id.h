@@ -53,6 +53,10 @@ struct xcma_device;
  *	callbacks, which ib_cm serializes
  * @listen_cm_id: the ib_cm listen of a listener on a device (listen_lock)
  * @listen_item: on the listener list (listen_lock)
+ * @listen_err: why the last per-device child of this wildcard listener
+ *	could not be made (the library knows only that it failed): written
+ *	by xcma_listen_child() under the ctx lock; cleared and read by
+ *	rdma_listen() while the id is on no listener list, so unlocked
  * @work: resolve_route's completion
  * @qp_mutex: protects @id.qp and the QP options below
  * @pending_lock: protects @pending (a leaf spinlock)
@@ -82,6 +86,7 @@ struct xcma_id {
 	struct ib_cm_id *cm_id;
 	struct ib_cm_id *listen_cm_id;
 	struct list_head listen_item;
+	int listen_err;
 	struct work_struct work;
 	struct mutex qp_mutex; /* see above */
 	spinlock_t pending_lock; /* see above */
@@ -171,6 +176,7 @@ int xcma_id_deliver_req(struct xcma_id *listener, struct xcma_id *conn,
 int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
 int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
 void xcma_id_free_unused(struct xcma_id *xid);
+unsigned int xcma_id_live(void);
 
 /* resolve.c */
 void xcma_resolve_cancel_addr(struct xcma_id *xid);

@@ -107,7 +107,7 @@ struct xcma_id *xcma_listen_find(struct ib_device *ibdev, __be64 service_id,
  * the library binds it, attaches it and makes it LISTEN after this.
  * Context: the ctx lock is held.
  *
- * Return: the child, or NULL.
+ * Return: the child, or NULL; then @parent's listen_err says why.
  */
 struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
 				       struct xcma_life_dev *life)
@@ -115,25 +115,30 @@ struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
 	struct xcma_device *dev = xcma_device_of_life(life);
 	struct xcma_id *p = xcma_id_of_life(parent);
 	struct xcma_id *child;
+	int ret = -ENOMEM;
 
 	lockdep_assert_held(&parent->ctx->lock);
 	child = xcma_id_alloc(p->id.route.addr.dev_addr.net,
 			      p->id.event_handler, p->id.context, p->id.ps,
 			      p->id.qp_type, p->owner);
 	if (!child)
-		return NULL;
-	if (xcma_addr_copy(&child->id.route.addr.src_addr, xcma_id_src(p)))
+		goto err;
+	ret = xcma_addr_copy(&child->id.route.addr.src_addr, xcma_id_src(p));
+	if (ret)
 		goto err_free;
 	child->bind.afonly = p->bind.afonly;
 	child->id.device = dev->ibdev;
 	child->id.port_num = rdma_start_port(dev->ibdev);
 	child->dev = dev;
-	if (xcma_listen_start(child))
+	ret = xcma_listen_start(child);
+	if (ret)
 		goto err_free;
 	return &child->life;
 
 err_free:
 	xcma_id_free_unused(child);
+err:
+	p->listen_err = ret;
 	return NULL;
 }
 
@@ -143,7 +148,8 @@ err_free:
  * @backlog: ignored, as ib_cm has no backlog
  *
  * Return: 0; -EINVAL in another state; -EADDRINUSE/-EADDRNOTAVAIL if a
- * reuseaddr id shares its address; -ENOMEM.
+ * reuseaddr id shares its address; -ENOMEM; the errno of
+ * ib_cm_insert_listen() (for a wildcard listener: of one of its children).
  */
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
@@ -163,10 +169,15 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	ret = xcma_port_listen(&xid->bind);
 	if (ret)
 		return ret;
-	/* a wildcard listener gets its children in there */
+	/*
+	 * A wildcard listener gets its children in there. If one cannot be
+	 * made, the in-tree CM returns that child's errno (e.g. of
+	 * ib_cm_insert_listen()), not only -ENOMEM.
+	 */
+	xid->listen_err = 0;
 	ret = xcma_fsm_id_listen(&xid->life.fsm);
 	if (ret)
-		return ret;
+		return xid->listen_err ?: ret;
 	if (!xid->dev)
 		return 0;
 	ret = xcma_listen_start(xid);

@@ -111,16 +111,21 @@ static void addr_handler(int status, struct sockaddr *src_addr,
 
 	/* only this callback writes the address while in ADDR_QUERY */
 	old = xid->id.route.addr.src_addr;
-	if (!status)
+	if (!status) {
 		status = xcma_port_set_src(&xid->bind, src_addr);
-	if (!status && !xid->dev)
-		status = xcma_device_acquire(xid);
-	if (status) {
-		xid->id.route.addr.src_addr = old;
-		ev = XCMA_EV_ADDR_ERROR;
-	} else {
-		ev = XCMA_EV_ADDR_RESOLVED;
+		if (!status && !xid->dev) {
+			status = xcma_device_acquire(xid);
+			/*
+			 * No device: the old source back, as in-tree. Other
+			 * ids' binds read it under the port lock, so it is
+			 * written under it too, like every change once bound.
+			 */
+			if (status &&
+			    xcma_port_set_src(&xid->bind, (struct sockaddr *)&old))
+				pr_debug("xcma: source address not restored\n");
+		}
 	}
+	ev = status ? XCMA_EV_ADDR_ERROR : XCMA_EV_ADDR_RESOLVED;
 	xcma_id_event_init(&ectx, ev);
 	ectx.ev.status = status;
 	xcma_fsm_id_get(&xid->life.fsm);
