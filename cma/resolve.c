@@ -190,7 +190,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		ret = xcma_id_transition(xid, XCMA_EV_RESOLVE_ADDR);
 		if (ret)
 			return ret;
-	} else {
+	} else if (xcma_addr_size(dst_addr)) {
+		/* one the family does not size is refused below, as in-tree */
 		ret = xcma_port_set_dst(&xid->bind, dst_addr);
 		if (ret)
 			goto err_state;
