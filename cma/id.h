@@ -54,6 +54,9 @@ struct xcma_device;
  * @listen_cm_id: the ib_cm listen of a listener on a device (listen_lock)
  * @listen_item: on the listener list (listen_lock)
  * @work: resolve_route's completion
+ * @addr_work: resolve_addr's completion for a loopback or wildcard
+ *	destination (one of its own: that callback may start a route
+ *	resolution, and destroy it by returning non-zero, which cancels @work)
  * @qp_mutex: protects @id.qp and the QP options below
  * @pending_lock: protects @pending (a leaf spinlock)
  * @pending: events being delivered, with their payloads (struct
@@ -82,6 +85,7 @@ struct xcma_id {
 	struct ib_cm_id *listen_cm_id;
 	struct list_head listen_item;
 	struct work_struct work;
+	struct work_struct addr_work;
 	struct mutex qp_mutex; /* see above */
 	spinlock_t pending_lock; /* see above */
 	struct list_head pending;
