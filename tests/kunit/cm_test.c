@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * xcma_cm: the CM end to end over Soft-RoCE. Two kernel ids in one VM
- * connect over rxe0 (10.99.0.1 and fd00:99::1 on eth0), exchange a
- * message, disconnect, and every event of both sides is checked in order;
+ * connect over rxe0 (10.99.0.1, fd00:99::1 and eth0's link-local address),
+ * exchange a message, write and read the server's memory, disconnect, and
+ * every event of both sides is checked in order;
  * then rejection, a port nobody listens on, an unreachable address, a
  * table of bad inputs (errno and unchanged state), and destroy with an
  * operation in flight.
@@ -76,6 +77,9 @@ static void connect_exchange_disconnect(struct kunit *test,
 
 	KUNIT_EXPECT_EQ(test, cm_exchange(test, cli, pd, cq, ss->conn, ss->pd,
 					  ss->cq), 0);
+	/* remote access and READ depth as rdma_connect/rdma_accept set them */
+	KUNIT_EXPECT_EQ(test, cm_rdma_write_read(cli, pd, cq, ss->conn, ss->pd,
+						 ss->cq), 0);
 
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(cli), 0);
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 3));
@@ -114,6 +118,20 @@ static void connect_ipv6_bound(struct kunit *test)
 	cm_addr6(&l, "fd00:99::1", 18516);
 	cm_addr6(&s, "fd00:99::1", 0);
 	cm_addr6(&d, "fd00:99::1", 18516);
+	connect_exchange_disconnect(test, &l, &s, &d);
+}
+
+/*
+ * IPv6 link-local: eth0's fe80:: address with eth0's scope, for the
+ * listener, the client's source and the destination
+ */
+static void connect_ipv6_linklocal(struct kunit *test)
+{
+	struct sockaddr_storage l, s, d;
+
+	KUNIT_ASSERT_GT(test, cm_addr6_linklocal(&l, 18534), 0);
+	KUNIT_ASSERT_GT(test, cm_addr6_linklocal(&s, 0), 0);
+	KUNIT_ASSERT_GT(test, cm_addr6_linklocal(&d, 18534), 0);
 	connect_exchange_disconnect(test, &l, &s, &d);
 }
 
@@ -676,6 +694,7 @@ static void device_removal(struct kunit *test)
 static struct kunit_case cm_cases[] = {
 	KUNIT_CASE_SLOW(connect_ipv4_wildcard),
 	KUNIT_CASE_SLOW(connect_ipv6_bound),
+	KUNIT_CASE_SLOW(connect_ipv6_linklocal),
 	KUNIT_CASE_SLOW(destroy_by_return_established),
 	KUNIT_CASE(reject_with_private_data),
 	KUNIT_CASE(connect_no_listener),

@@ -8,6 +8,9 @@
 #include <linux/in6.h>
 #include <linux/inet.h>
 #include <linux/slab.h>
+#include <linux/netdevice.h>
+#include <linux/scatterlist.h>
+#include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
@@ -280,4 +283,173 @@ void cm_connect_and_get(struct kunit *test, struct side *cs,
 	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, *cli, NULL, d), 0);
 	KUNIT_ASSERT_EQ(test, rdma_connect(*cli, &param), 0);
 	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, events));
+}
+
+/* one completion of @cq, waited for up to about five seconds */
+static int poll_one(struct ib_cq *cq, struct ib_wc *wc)
+{
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		if (ib_poll_cq(cq, 1, wc) == 1)
+			return wc->status == IB_WC_SUCCESS ? 0 : -EIO;
+		usleep_range(1000, 2000);
+	}
+	return -ETIMEDOUT;
+}
+
+#define RDMA_LEN 64
+#define RDMA_IMM 0x00c0ffee
+
+/*
+ * The server registers a buffer for remote access (a fast-registration MR,
+ * as a ULP does), the client writes into it with immediate data, and the
+ * server checks the bytes once the immediate arrived; then the server
+ * changes them and the client reads them back.
+ */
+static int write_read(struct rdma_cm_id *cli, struct ib_pd *cpd,
+		      struct ib_cq *ccq, struct rdma_cm_id *srv, struct ib_cq *scq,
+		      struct ib_mr *mr, u8 *target, u64 tdma, u8 *local, u64 ldma)
+{
+	struct ib_device *sdev = srv->device, *cdev = cli->device;
+	struct ib_reg_wr reg = {
+		.wr = { .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.mr = mr,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ,
+	};
+	struct ib_sge sge = { .addr = ldma, .length = RDMA_LEN,
+			      .lkey = cpd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = 1,
+			.ex.imm_data = cpu_to_be32(RDMA_IMM) },
+	};
+	struct ib_recv_wr rwr = {};
+	struct ib_wc wc;
+	int ret;
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.key = mr->rkey;
+	ret = ib_post_send(srv->qp, &reg.wr, NULL);
+	if (!ret)
+		ret = poll_one(scq, &wc);
+	if (!ret && wc.opcode != IB_WC_REG_MR)
+		ret = -EPROTO;
+	if (!ret)
+		ret = ib_post_recv(srv->qp, &rwr, NULL);
+	if (ret)
+		return ret;
+
+	memset(local, 0x5a, RDMA_LEN);
+	ib_dma_sync_single_for_device(cdev, ldma, RDMA_LEN, DMA_BIDIRECTIONAL);
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	ret = ib_post_send(cli->qp, &wr.wr, NULL);
+	if (!ret)
+		ret = poll_one(ccq, &wc);
+	if (!ret)
+		ret = poll_one(scq, &wc);
+	if (ret)
+		return ret;
+	if (wc.opcode != IB_WC_RECV_RDMA_WITH_IMM || !(wc.wc_flags & IB_WC_WITH_IMM) ||
+	    be32_to_cpu(wc.ex.imm_data) != RDMA_IMM)
+		return -EPROTO;
+	ib_dma_sync_single_for_cpu(sdev, tdma, RDMA_LEN, DMA_BIDIRECTIONAL);
+	if (memchr_inv(target, 0x5a, RDMA_LEN))
+		return -EBADMSG;
+
+	memset(target, 0xa5, RDMA_LEN);
+	ib_dma_sync_single_for_device(sdev, tdma, RDMA_LEN, DMA_BIDIRECTIONAL);
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	ret = ib_post_send(cli->qp, &wr.wr, NULL);
+	if (!ret)
+		ret = poll_one(ccq, &wc);
+	if (ret)
+		return ret;
+	ib_dma_sync_single_for_cpu(cdev, ldma, RDMA_LEN, DMA_BIDIRECTIONAL);
+	return memchr_inv(local, 0xa5, RDMA_LEN) ? -EBADMSG : 0;
+}
+
+/**
+ * cm_rdma_write_read - RDMA WRITE and READ over a connected pair
+ * @cli: the client (active side), with its QP
+ * @cpd: its PD
+ * @ccq: its CQ (send and receive)
+ * @srv: the server's conn id, with its QP
+ * @spd: its PD
+ * @scq: its CQ
+ *
+ * Both CQs must be empty. The QPs need the remote access and the RDMA
+ * READ depth that rdma_accept() and rdma_connect() set up.
+ *
+ * Return: 0, or why it failed (-EBADMSG: wrong bytes).
+ */
+int cm_rdma_write_read(struct rdma_cm_id *cli, struct ib_pd *cpd,
+		       struct ib_cq *ccq, struct rdma_cm_id *srv,
+		       struct ib_pd *spd, struct ib_cq *scq)
+{
+	struct ib_device *sdev = srv->device, *cdev = cli->device;
+	u8 *target = kzalloc(RDMA_LEN, GFP_KERNEL);
+	u8 *local = kzalloc(RDMA_LEN, GFP_KERNEL);
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	u64 ldma;
+	int ret = -ENOMEM;
+
+	if (!target || !local)
+		goto out_free;
+	sg_init_one(&sg, target, RDMA_LEN);
+	if (ib_dma_map_sg(sdev, &sg, 1, DMA_BIDIRECTIONAL) != 1)
+		goto out_free;
+	ldma = ib_dma_map_single(cdev, local, RDMA_LEN, DMA_BIDIRECTIONAL);
+	mr = ib_alloc_mr(spd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(mr)) {
+		ret = PTR_ERR(mr);
+		goto out_unmap;
+	}
+	ret = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE) == 1 ? 0 : -EINVAL;
+	if (!ret)
+		ret = write_read(cli, cpd, ccq, srv, scq, mr, target,
+				 sg_dma_address(&sg), local, ldma);
+	ib_dereg_mr(mr);
+out_unmap:
+	ib_dma_unmap_single(cdev, ldma, RDMA_LEN, DMA_BIDIRECTIONAL);
+	ib_dma_unmap_sg(sdev, &sg, 1, DMA_BIDIRECTIONAL);
+out_free:
+	kfree(target);
+	kfree(local);
+	return ret;
+}
+
+/**
+ * cm_addr6_linklocal - eth0's IPv6 link-local address, scoped to eth0
+ * @ss: set to it
+ * @port: its port
+ *
+ * Return: eth0's ifindex (the scope id), or -ENODEV without eth0,
+ * -ENOKEY if it has no link-local address.
+ */
+int cm_addr6_linklocal(struct sockaddr_storage *ss, u16 port)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	const struct in6_addr all_nodes = IN6ADDR_LINKLOCAL_ALLNODES_INIT;
+	struct net_device *dev;
+	int ret;
+
+	dev = dev_get_by_name(&init_net, "eth0");
+	if (!dev)
+		return -ENODEV;
+	cm_addr6(ss, NULL, port);
+	/* the source for a link-scope destination is the link-local one */
+	ret = ipv6_dev_get_saddr(&init_net, dev, &all_nodes, 0,
+				 &sin6->sin6_addr);
+	if (!ret && !(ipv6_addr_type(&sin6->sin6_addr) & IPV6_ADDR_LINKLOCAL))
+		ret = -ENOKEY;
+	sin6->sin6_scope_id = dev->ifindex;
+	ret = ret ? -ENOKEY : dev->ifindex;
+	dev_put(dev);
+	return ret;
 }

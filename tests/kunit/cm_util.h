@@ -78,5 +78,9 @@ int cm_exchange(struct kunit *test, struct rdma_cm_id *cli, struct ib_pd *cpd,
 void cm_connect_and_get(struct kunit *test, struct side *cs,
 			struct rdma_cm_id **cli, struct sockaddr_storage *d,
 			int events);
+int cm_rdma_write_read(struct rdma_cm_id *cli, struct ib_pd *cpd,
+		       struct ib_cq *ccq, struct rdma_cm_id *srv,
+		       struct ib_pd *spd, struct ib_cq *scq);
+int cm_addr6_linklocal(struct sockaddr_storage *ss, u16 port);
 
 #endif /* XCMA_KUNIT_CM_UTIL_H */
