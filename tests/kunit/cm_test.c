@@ -15,6 +15,7 @@
 #include <linux/inet.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
+#include <net/flow.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -281,14 +282,20 @@ static void resolve_unreachable(struct kunit *test)
 
 enum setup { SETUP_IDLE, SETUP_BOUND, SETUP_LISTEN, SETUP_ROUTE };
 
+/*
+ * @leaves: 0 if the failed call leaves the id as it was (state and source
+ * address), else 1 + the state the in-tree CM leaves it in
+ */
 struct bad_case {
 	const char *name;
 	enum setup setup;
 	enum ib_qp_type qp_type;
 	int (*op)(struct rdma_cm_id *id);
 	int err;
-	int destroy_on;
+	unsigned int leaves;
 };
+
+#define LEAVES(state) ((state) + 1)
 
 static int op_bind_unix(struct rdma_cm_id *id)
 {
@@ -323,6 +330,110 @@ static int op_bind_in_use(struct rdma_cm_id *id)
 		ret = -EIO;
 	rdma_destroy_id(other);
 	return ret;
+}
+
+/* eth0's link-local address with scope id @scope (-1: eth0's own) */
+static int bind_linklocal(struct rdma_cm_id *id, int scope)
+{
+	struct sockaddr_storage ss;
+	int ifindex = cm_addr6_linklocal(&ss, 18536);
+
+	/* a failed lookup must not pass for the errno of a row */
+	if (ifindex < 0)
+		return -ENOKEY;
+	if (scope >= 0)
+		((struct sockaddr_in6 *)&ss)->sin6_scope_id = scope;
+	return rdma_bind_addr(id, (struct sockaddr *)&ss);
+}
+
+static int op_bind_linklocal_no_scope(struct rdma_cm_id *id)
+{
+	return bind_linklocal(id, 0);
+}
+
+/* the address is eth0's, the scope is lo's: no RDMA device has it there */
+static int op_bind_linklocal_scope_lo(struct rdma_cm_id *id)
+{
+	return bind_linklocal(id, LOOPBACK_IFINDEX);
+}
+
+static int op_bind_linklocal_scope_unknown(struct rdma_cm_id *id)
+{
+	return bind_linklocal(id, 9999);
+}
+
+/* another id holds the wildcard on that port */
+static int op_bind_taken_by_wildcard(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *other;
+	int ret;
+
+	other = rdma_create_id(&init_net, cm_handler, id->context, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	cm_addr4(&ss, NULL, 18537);
+	ret = rdma_bind_addr(other, (struct sockaddr *)&ss);
+	cm_addr4(&ss, "10.99.0.1", 18537);
+	if (!ret)
+		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	else
+		ret = -EIO;
+	rdma_destroy_id(other);
+	return ret;
+}
+
+/* the implicit bind of resolve_addr meets a port in use */
+static int op_resolve_src_in_use(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage src, dst;
+	struct rdma_cm_id *other;
+	int ret;
+
+	other = rdma_create_id(&init_net, cm_handler, id->context, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	cm_addr4(&src, "10.99.0.1", 18538);
+	cm_addr4(&dst, "10.99.0.1", 18539);
+	ret = rdma_bind_addr(other, (struct sockaddr *)&src);
+	if (!ret)
+		ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+					(struct sockaddr *)&dst, 1000);
+	else
+		ret = -EIO;
+	rdma_destroy_id(other);
+	return ret;
+}
+
+static int op_resolve_dst_unix(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss = { .ss_family = AF_UNIX };
+
+	return rdma_resolve_addr(id, NULL, (struct sockaddr *)&ss, 1000);
+}
+
+/*
+ * Source and destination of different families on an IDLE id: in-tree
+ * binds the source first, then refuses the pair and leaves the id bound.
+ */
+static int op_resolve_v4_src_v6_dst(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage src, dst;
+
+	cm_addr4(&src, "10.99.0.1", 0);
+	cm_addr6(&dst, "fd00:99::1", 18540);
+	return rdma_resolve_addr(id, (struct sockaddr *)&src,
+				 (struct sockaddr *)&dst, 1000);
+}
+
+static int op_resolve(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+
+	cm_addr4(&ss, "10.99.0.1", 18541);
+	return rdma_resolve_addr(id, NULL, (struct sockaddr *)&ss, 1000);
 }
 
 static int op_resolve_v6_on_v4(struct rdma_cm_id *id)
@@ -393,6 +504,12 @@ static int op_ack_timeout(struct rdma_cm_id *id)
 	return rdma_set_ack_timeout(id, 14);
 }
 
+/* 5 bits on the wire, but neither in-tree nor xcma checks the range */
+static int op_ack_timeout_32(struct rdma_cm_id *id)
+{
+	return rdma_set_ack_timeout(id, 32);
+}
+
 static int op_min_rnr_32(struct rdma_cm_id *id)
 {
 	return rdma_set_min_rnr_timer(id, 32);
@@ -458,6 +575,28 @@ static const struct bad_case bad_cases[] = {
 	{ "min_rnr_timer_on_ud", SETUP_IDLE, IB_QPT_UD, op_min_rnr_32, -EINVAL },
 	{ "afonly_when_listening", SETUP_LISTEN, IB_QPT_RC, op_afonly, -EINVAL },
 	{ "reuseaddr_off_when_bound", SETUP_BOUND, IB_QPT_RC, op_reuseaddr_off, -EINVAL },
+	{ "bind_linklocal_without_scope", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_linklocal_no_scope, -EINVAL },
+	{ "bind_linklocal_scope_mismatch", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_linklocal_scope_lo, -ENODEV },
+	{ "bind_linklocal_scope_unknown", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_linklocal_scope_unknown, -ENODEV },
+	{ "bind_on_listener", SETUP_LISTEN, IB_QPT_RC, op_bind_again, -EINVAL },
+	{ "bind_port_taken_by_wildcard", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_taken_by_wildcard, -EADDRNOTAVAIL },
+	{ "resolve_src_port_in_use", SETUP_IDLE, IB_QPT_RC,
+	  op_resolve_src_in_use, -EADDRINUSE },
+	{ "resolve_dst_family_unix", SETUP_IDLE, IB_QPT_RC, op_resolve_dst_unix,
+	  -EAFNOSUPPORT },
+	{ "resolve_bound_dst_family_unix", SETUP_BOUND, IB_QPT_RC,
+	  op_resolve_dst_unix, -EINVAL },
+	{ "resolve_src_dst_families_differ", SETUP_IDLE, IB_QPT_RC,
+	  op_resolve_v4_src_v6_dst, -EINVAL, LEAVES(XCMA_FSM_ADDR_BOUND) },
+	{ "resolve_on_listener", SETUP_LISTEN, IB_QPT_RC, op_resolve, -EINVAL },
+	{ "resolve_after_route", SETUP_ROUTE, IB_QPT_RC, op_resolve, -EINVAL },
+	{ "route_twice", SETUP_ROUTE, IB_QPT_RC, op_route, -EINVAL },
+	{ "accept_before_request", SETUP_ROUTE, IB_QPT_RC, op_accept, -EINVAL },
+	{ "ack_timeout_out_of_range", SETUP_IDLE, IB_QPT_RC, op_ack_timeout_32, 0 },
 };
 
 static void bad_desc(const struct bad_case *c, char *desc)
@@ -470,7 +609,7 @@ KUNIT_ARRAY_PARAM(bad, bad_cases, bad_desc);
 static void bad_input(struct kunit *test)
 {
 	const struct bad_case *c = test->param_value;
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss, src;
 	struct rdma_cm_id *id;
 	unsigned int before;
 	struct side *s;
@@ -493,10 +632,23 @@ static void bad_input(struct kunit *test)
 		break;
 	}
 	before = cm_state(id);
+	src = id->route.addr.src_addr;
 	KUNIT_EXPECT_EQ(test, c->op(id), c->err);
+	if (c->leaves) {
+		KUNIT_EXPECT_EQ_MSG(test, cm_state(id), c->leaves - 1,
+				    "state %s -> %s",
+				    xcma_fsm_state_name(before),
+				    xcma_fsm_state_name(cm_state(id)));
+		goto out;
+	}
 	KUNIT_EXPECT_EQ_MSG(test, cm_state(id), before, "state %s -> %s",
 			    xcma_fsm_state_name(before),
 			    xcma_fsm_state_name(cm_state(id)));
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(&src, &id->route.addr.src_addr,
+					 sizeof(src)), 0,
+			    "source %pISpc -> %pISpc", &src,
+			    &id->route.addr.src_addr);
+out:
 	rdma_destroy_id(id);
 }
 
@@ -594,6 +746,13 @@ static void destroy_in_connect(struct kunit *test)
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(cs->n), n);
 	KUNIT_EXPECT_EQ(test, n, 2);
+	/*
+	 * ib_cm cancels the REQ it was told to wait for with a REJ (reason
+	 * timeout), which the server's conn id gets, as in-tree
+	 */
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 2));
+	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_REJECTED);
+	KUNIT_EXPECT_EQ(test, ss->cst[1], IB_CM_REJ_TIMEOUT);
 
 	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
 	rdma_destroy_id(ss->conn);
