@@ -25,6 +25,8 @@ static void side_init(struct side *s)
 	memset(s, 0, sizeof(*s));
 	spin_lock_init(&s->lock);
 	init_waitqueue_head(&s->wq);
+	init_completion(&s->entered);
+	init_completion(&s->release);
 }
 
 /* a fresh event log, freed with the test; the case stops if none */
@@ -82,6 +84,8 @@ static int on_request(struct side *s, struct rdma_cm_id *id,
 	int ret;
 
 	s->conn = id;
+	if (s->nconns < MAX_CONNS)
+		s->conns[s->nconns++] = id;
 	s->pdata_full = ev->param.conn.private_data_len;
 	s->pdata_len = min_t(u8, ev->param.conn.private_data_len,
 			     sizeof(s->pdata));
@@ -138,6 +142,13 @@ int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		ret = 1;
 	}
 	wake_up(&s->wq);
+	if (s->block_on == ev->event + 1) {
+		complete(&s->entered);
+		if (!wait_for_completion_timeout(&s->release,
+						 msecs_to_jiffies(WAIT_MS)))
+			s->err = -ETIMEDOUT;
+		WRITE_ONCE(s->left, true);
+	}
 	return ret;
 }
 

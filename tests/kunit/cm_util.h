@@ -8,6 +8,7 @@
 #define XCMA_KUNIT_CM_UTIL_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -15,6 +16,7 @@
 #include <rdma/rdma_cm.h>
 
 #define MAX_EVENTS 16
+#define MAX_CONNS 4
 #define WAIT_MS 20000
 
 enum req_action { REQ_ACCEPT, REQ_REJECT, REQ_KEEP };
@@ -40,6 +42,14 @@ enum req_action { REQ_ACCEPT, REQ_REJECT, REQ_KEEP };
  * @err: first failure inside a callback
  * @destroy_on: 1 + the event on which the id's callback destroys the id
  *	by returning non-zero (after destroying its QP), 0 for none
+ * @conns: every conn id the listener created, in order
+ * @nconns: how many
+ * @block_on: 1 + the event whose callback (the id's or a conn id's) stops
+ *	after logging it: it completes @entered, waits for @release (at most
+ *	WAIT_MS), sets @left and returns; 0 for none
+ * @entered: see @block_on
+ * @release: see @block_on
+ * @left: see @block_on
  */
 struct side {
 	spinlock_t lock; /* see above */
@@ -56,6 +66,12 @@ struct side {
 	struct ib_cq *cq;
 	int err;
 	int destroy_on;
+	struct rdma_cm_id *conns[MAX_CONNS];
+	int nconns;
+	int block_on;
+	struct completion entered;
+	struct completion release;
+	bool left;
 };
 
 struct side *cm_new_side(struct kunit *test);
