@@ -190,6 +190,72 @@ out:
 	return ret;
 }
 
+/* the first port of @dev that is up, or 0 */
+static u32 active_port(struct ib_device *ibdev)
+{
+	enum ib_port_state state;
+	u32 port;
+
+	rdma_for_each_port(ibdev, port) {
+		if (!xcma_ops->get_port_state(ibdev, port, &state) &&
+		    state == IB_PORT_ACTIVE)
+			return port;
+	}
+	return 0;
+}
+
+/**
+ * xcma_device_acquire_loopback - attach an id that talks to itself
+ * @xid: the id, resolving a loopback or wildcard destination, no device
+ *
+ * As in-tree: the first device with an active port, else port 1 of the
+ * first device; the id's source GID becomes the port's first GID and its
+ * pkey the port's first pkey. No GID attribute is held: such an id has
+ * no netdev, and its route resolution fails with -ENODEV.
+ *
+ * Return: 0; -ENODEV without any device; the errnos of the GID and pkey
+ * caches.
+ */
+int xcma_device_acquire_loopback(struct xcma_id *xid)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	struct xcma_device *dev, *found = NULL;
+	union ib_gid gid;
+	u32 port = 1;
+	int ret;
+	u16 pkey;
+
+	mutex_lock(&devices_lock);
+	list_for_each_entry(dev, &devices, list) {
+		u32 p = active_port(dev->ibdev);
+
+		if (!found)
+			found = dev;
+		if (p) {
+			found = dev;
+			port = p;
+			break;
+		}
+	}
+	ret = found ? 0 : -ENODEV;
+	if (!ret)
+		ret = xcma_ops->query_gid(found->ibdev, port, 0, &gid);
+	if (!ret)
+		ret = xcma_ops->get_cached_pkey(found->ibdev, port, 0, &pkey);
+	if (!ret)
+		ret = xcma_id_attach(xid, found);
+	if (!ret) {
+		da->dev_type = rdma_protocol_ib(found->ibdev, port) ?
+				       ARPHRD_INFINIBAND : ARPHRD_ETHER;
+		rdma_addr_set_sgid(da, &gid);
+		ib_addr_set_pkey(da, pkey);
+		xid->id.device = found->ibdev;
+		xid->id.port_num = port;
+	}
+	mutex_unlock(&devices_lock);
+	return ret;
+}
+
 /* Removal of a device has waited a report period for this id: say who. */
 static void report_holder(struct xcma_life_dev *life, struct xcma_life_id *l)
 {

@@ -433,6 +433,13 @@ static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 	struct ib_cm_rep_param rep = {};
 	int ret;
 
+	/* ib_cm refuses it in the REP, and the caller rejects: as in-tree */
+	ret = xcma_wire_check_private_data(XCMA_WIRE_REP,
+					   xcma_id_src(xid)->sa_family,
+					   param->private_data,
+					   param->private_data_len);
+	if (ret)
+		return ret;
 	ret = xcma_qp_modify_rtr(xid, param);
 	if (!ret)
 		ret = xcma_qp_modify_rts(xid, param);
@@ -460,8 +467,9 @@ static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
  *	rdma_lock_handler())
  * @conn_param: parameters and private data of the REP
  *
- * On a failure of the transport the QP goes to ERR and a REJ is sent, as
- * in-tree; a refusal of the arguments changes nothing.
+ * Once the state allows it, any failure (too much private data included:
+ * ib_cm refuses that only when the REP is sent) moves the QP to ERR and
+ * sends a REJ, as in-tree: the peer gets REJECTED, the id stays CONNECT.
  *
  * Return: 0; -EINVAL in another state or with too much private data;
  * -EOPNOTSUPP for UD; the errnos of the QP and ib_cm.
@@ -472,14 +480,6 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	int ret;
 
 	lockdep_assert_held(&xid->life.handler_mutex);
-	if (conn_param) {
-		ret = xcma_wire_check_private_data(XCMA_WIRE_REP,
-						   xcma_id_src(xid)->sa_family,
-						   conn_param->private_data,
-						   conn_param->private_data_len);
-		if (ret)
-			return ret;
-	}
 	ret = xcma_id_transition(xid, XCMA_EV_ACCEPT);
 	if (ret)
 		return ret;

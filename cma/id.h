@@ -58,6 +58,9 @@ struct xcma_device;
  *	by xcma_listen_child() under the ctx lock; cleared and read by
  *	rdma_listen() while the id is on no listener list, so unlocked
  * @work: resolve_route's completion
+ * @addr_work: resolve_addr's completion for a loopback or wildcard
+ *	destination (one of its own: that callback may start a route
+ *	resolution, and destroy it by returning non-zero, which cancels @work)
  * @qp_mutex: protects @id.qp and the QP options below
  * @pending_lock: protects @pending (a leaf spinlock)
  * @pending: events being delivered, with their payloads (struct
@@ -88,6 +91,7 @@ struct xcma_id {
 	struct list_head listen_item;
 	int listen_err;
 	struct work_struct work;
+	struct work_struct addr_work;
 	struct mutex qp_mutex; /* see above */
 	spinlock_t pending_lock; /* see above */
 	struct list_head pending;

@@ -42,6 +42,9 @@ const struct xcma_ops xcma_kernel_ops = {
 	.modify_qp = ib_modify_qp,
 	.destroy_qp = destroy_qp,
 	.find_cached_pkey = ib_find_cached_pkey,
+	.get_cached_pkey = ib_get_cached_pkey,
+	.get_port_state = ib_get_cached_port_state,
+	.query_gid = rdma_query_gid,
 };
 EXPORT_SYMBOL_NS_GPL(xcma_kernel_ops, XCMA_INTERNAL);
 

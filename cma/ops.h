@@ -38,6 +38,9 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @modify_qp: ib_modify_qp()
  * @destroy_qp: ib_destroy_qp()
  * @find_cached_pkey: ib_find_cached_pkey()
+ * @get_cached_pkey: ib_get_cached_pkey()
+ * @get_port_state: ib_get_cached_port_state()
+ * @query_gid: rdma_query_gid()
  *
  * Written only by xcma_ops_set() (KUnit, with no id alive); read without
  * a lock.
@@ -80,6 +83,12 @@ struct xcma_ops {
 	int (*destroy_qp)(struct ib_qp *qp);
 	int (*find_cached_pkey)(struct ib_device *dev, u32 port, u16 pkey,
 				u16 *index);
+	int (*get_cached_pkey)(struct ib_device *dev, u32 port, int index,
+			       u16 *pkey);
+	int (*get_port_state)(struct ib_device *dev, u32 port,
+			      enum ib_port_state *state);
+	int (*query_gid)(struct ib_device *dev, u32 port, int index,
+			 union ib_gid *gid);
 };
 
 extern const struct xcma_ops *xcma_ops;

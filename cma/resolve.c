@@ -136,11 +136,66 @@ static void addr_handler(int status, struct sockaddr *src_addr,
  * xcma_resolve_cancel_addr - the id is destroyed during ADDR_QUERY
  * @xid: the id
  *
- * Returns once addr_handler() is not running and will not run.
+ * Returns once addr_handler() and loopback_work() are not running and
+ * will not run; a work item that never ran gives its reference back.
  */
 void xcma_resolve_cancel_addr(struct xcma_id *xid)
 {
 	xcma_ops->addr_cancel(&xid->id.route.addr.dev_addr);
+	if (cancel_work_sync(&xid->addr_work))
+		xcma_fsm_id_put(&xid->life.fsm);
+}
+
+static void loopback_work(struct work_struct *work)
+{
+	struct xcma_id *xid = container_of(work, struct xcma_id, addr_work);
+	struct xcma_event_ctx ectx;
+
+	xcma_id_event_init(&ectx, XCMA_EV_ADDR_RESOLVED);
+	/* the reference taken by resolve_loopback() */
+	xcma_id_deliver(xid, XCMA_EV_ADDR_RESOLVED, &ectx);
+}
+
+static void set_loopback(struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_addr.s_addr =
+			htonl(INADDR_LOOPBACK);
+	else
+		ipv6_addr_set(&((struct sockaddr_in6 *)ss)->sin6_addr, 0, 0, 0,
+			      htonl(1));
+}
+
+/*
+ * A loopback or wildcard destination is the host itself: as in-tree, an
+ * id without a device takes a local one (xcma_device_acquire_loopback())
+ * and the loopback source address, the destination GID is the source GID,
+ * and ADDR_RESOLVED follows from a work item.
+ */
+static int resolve_loopback(struct xcma_id *xid)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	struct sockaddr_storage src;
+	union ib_gid gid;
+	int ret;
+
+	if (!xid->dev) {
+		ret = xcma_device_acquire_loopback(xid);
+		if (ret)
+			return ret;
+		src = xid->id.route.addr.src_addr;
+		set_loopback(&src);
+		/* an IP family: cannot fail */
+		ret = xcma_port_set_src(&xid->bind, (struct sockaddr *)&src);
+		if (ret)
+			return ret;
+	}
+	rdma_addr_get_sgid(da, &gid);
+	rdma_addr_set_dgid(da, &gid);
+	/* the work item's reference; cancel gives it back if it never runs */
+	xcma_fsm_id_get(&xid->life.fsm);
+	queue_work(system_unbound_wq, &xid->addr_work);
+	return 0;
 }
 
 static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
@@ -175,10 +230,12 @@ static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
  * @dst_addr: destination (AF_INET or AF_INET6)
  * @timeout_ms: for the neighbour resolution
  *
+ * A loopback or wildcard destination resolves to a local device (see
+ * resolve_loopback()).
+ *
  * Return: 0, then ADDR_RESOLVED or ADDR_ERROR follows; -EINVAL in
  * another state or for mixed families; the errnos of rdma_bind_addr();
- * -EOPNOTSUPP for a wildcard destination (loopback resolution is not in
- * xcma yet).
+ * -ENODEV for a loopback destination on a host without RDMA devices.
  */
 int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		      const struct sockaddr *dst_addr, unsigned long timeout_ms)
@@ -195,7 +252,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		ret = xcma_id_transition(xid, XCMA_EV_RESOLVE_ADDR);
 		if (ret)
 			return ret;
-	} else {
+	} else if (xcma_addr_size(dst_addr)) {
+		/* one the family does not size is refused below, as in-tree */
 		ret = xcma_port_set_dst(&xid->bind, dst_addr);
 		if (ret)
 			goto err_state;
@@ -205,8 +263,10 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		goto err_state;
 	}
 	if (xcma_addr_is_any(dst_addr)) {
-		ret = -EOPNOTSUPP;
-		goto err_state;
+		ret = resolve_loopback(xid);
+		if (ret)
+			goto err_state;
+		return 0;
 	}
 	/* a resolution may have failed before: cancel it before a new one */
 	if (xid->used_resolve_ip)
@@ -237,12 +297,13 @@ static void route_work(struct work_struct *work)
 }
 
 /**
- * xcma_resolve_work_init - prepare an id's route work
+ * xcma_resolve_work_init - prepare an id's work items
  * @xid: the id, being allocated
  */
 void xcma_resolve_work_init(struct xcma_id *xid)
 {
 	INIT_WORK(&xid->work, route_work);
+	INIT_WORK(&xid->addr_work, loopback_work);
 }
 
 /**

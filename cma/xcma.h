@@ -40,6 +40,7 @@ static inline struct xcma_device *xcma_device_of_life(struct xcma_life_dev *l)
 /* device.c: the ib_client */
 int xcma_device_init(void);
 int xcma_device_acquire(struct xcma_id *xid);
+int xcma_device_acquire_loopback(struct xcma_id *xid);
 void xcma_device_exit(void);
 
 /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * xcma_cm: the CM end to end over Soft-RoCE. Two kernel ids in one VM
- * connect over rxe0 (10.99.0.1 and fd00:99::1 on eth0), exchange a
- * message, disconnect, and every event of both sides is checked in order;
+ * connect over rxe0 (10.99.0.1, fd00:99::1 and eth0's link-local address),
+ * exchange a message, write and read the server's memory, disconnect, and
+ * every event of both sides is checked in order;
  * then rejection, a port nobody listens on, an unreachable address, a
  * table of bad inputs (errno and unchanged state), and destroy with an
  * operation in flight.
@@ -14,6 +15,7 @@
 #include <linux/inet.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
+#include <net/flow.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -22,303 +24,9 @@
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
 #include "../../cma/wire.h"
+#include "cm_util.h"
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"
-
-#define MAX_EVENTS 16
-#define WAIT_MS 20000
-#define MSG "hello over xcma"
-
-enum req_action { REQ_ACCEPT, REQ_REJECT, REQ_KEEP };
-
-/**
- * struct side - what one id (or a listener and its conn id) saw
- * @lock: protects the logs
- * @wq: woken on every event
- * @ev: events of the id itself (the listener for a server)
- * @st: their status
- * @n: how many
- * @cev: events of the conn id a listener created
- * @cst: their status
- * @cn: how many
- * @conn: that conn id
- * @listener: the listener, to tell its events from the conn id's
- * @action: what the listener does with a CONNECT_REQUEST
- * @pdata: private data of the last CONNECT_REQUEST or REJECTED
- * @pdata_len: how much of it @pdata holds
- * @pdata_full: its length as the event reported it
- * @pd: PD of the conn id
- * @cq: CQ of the conn id
- * @err: first failure inside a callback
- * @destroy_on: 1 + the event on which the id's callback destroys the id
- *	by returning non-zero (after destroying its QP), 0 for none
- */
-struct side {
-	spinlock_t lock; /* see above */
-	wait_queue_head_t wq;
-	int ev[MAX_EVENTS], st[MAX_EVENTS], n;
-	int cev[MAX_EVENTS], cst[MAX_EVENTS], cn;
-	struct rdma_cm_id *conn;
-	struct rdma_cm_id *listener;
-	enum req_action action;
-	u8 pdata[64];
-	u8 pdata_len;
-	u8 pdata_full;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	int err;
-	int destroy_on;
-};
-
-static void side_init(struct side *s)
-{
-	memset(s, 0, sizeof(*s));
-	spin_lock_init(&s->lock);
-	init_waitqueue_head(&s->wq);
-}
-
-/* a fresh event log, freed with the test; the case stops if none */
-static struct side *new_side(struct kunit *test)
-{
-	struct side *s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	side_init(s);
-	return s;
-}
-
-static int make_qp(struct rdma_cm_id *id, struct ib_pd **pd,
-		   struct ib_cq **cq)
-{
-	struct ib_qp_init_attr attr = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_type = IB_SIGNAL_ALL_WR,
-		.qp_type = IB_QPT_RC,
-	};
-	int ret;
-
-	*pd = ib_alloc_pd(id->device, 0);
-	if (IS_ERR(*pd))
-		return PTR_ERR(*pd);
-	*cq = ib_alloc_cq(id->device, NULL, 16, 0, IB_POLL_DIRECT);
-	if (IS_ERR(*cq)) {
-		ib_dealloc_pd(*pd);
-		return PTR_ERR(*cq);
-	}
-	attr.send_cq = *cq;
-	attr.recv_cq = *cq;
-	ret = rdma_create_qp(id, *pd, &attr);
-	if (ret) {
-		ib_free_cq(*cq);
-		ib_dealloc_pd(*pd);
-	}
-	return ret;
-}
-
-static void free_qp(struct rdma_cm_id *id, struct ib_pd *pd, struct ib_cq *cq)
-{
-	rdma_destroy_qp(id);
-	ib_free_cq(cq);
-	ib_dealloc_pd(pd);
-}
-
-static int on_request(struct side *s, struct rdma_cm_id *id,
-		      struct rdma_cm_event *ev)
-{
-	struct rdma_conn_param param = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.rnr_retry_count = 7,
-	};
-	int ret;
-
-	s->conn = id;
-	s->pdata_full = ev->param.conn.private_data_len;
-	s->pdata_len = min_t(u8, ev->param.conn.private_data_len,
-			     sizeof(s->pdata));
-	memcpy(s->pdata, ev->param.conn.private_data, s->pdata_len);
-	switch (s->action) {
-	case REQ_REJECT:
-		ret = rdma_reject(id, "nope", 4, IB_CM_REJ_CONSUMER_DEFINED);
-		if (ret)
-			s->err = ret;
-		s->conn = NULL;
-		return 1; /* destroy the conn id */
-	case REQ_KEEP:
-		return 0;
-	case REQ_ACCEPT:
-		break;
-	}
-	ret = make_qp(id, &s->pd, &s->cq);
-	if (!ret)
-		ret = rdma_accept(id, &param);
-	if (ret)
-		s->err = ret;
-	return 0;
-}
-
-static int handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	struct side *s = id->context;
-	bool conn = s->listener && id != s->listener;
-	int ret = 0;
-
-	if (conn && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		ret = on_request(s, id, ev);
-	if (ev->event == RDMA_CM_EVENT_REJECTED) {
-		const void *d;
-		u8 len;
-
-		d = rdma_consumer_reject_data(id, ev, &len);
-		s->pdata_full = len;
-		s->pdata_len = min_t(u8, len, sizeof(s->pdata));
-		if (d)
-			memcpy(s->pdata, d, s->pdata_len);
-	}
-	spin_lock(&s->lock);
-	if (conn && s->cn < MAX_EVENTS) {
-		s->cev[s->cn] = ev->event;
-		s->cst[s->cn++] = ev->status;
-	} else if (!conn && s->n < MAX_EVENTS) {
-		s->ev[s->n] = ev->event;
-		s->st[s->n++] = ev->status;
-	}
-	spin_unlock(&s->lock);
-	if (!conn && s->destroy_on == ev->event + 1) {
-		rdma_destroy_qp(id);
-		ret = 1;
-	}
-	wake_up(&s->wq);
-	return ret;
-}
-
-/* wait until the id (conn: the conn id) has seen @count events */
-static bool wait_events(struct side *s, bool conn, int count)
-{
-	return wait_event_timeout(s->wq, (conn ? READ_ONCE(s->cn) :
-						 READ_ONCE(s->n)) >= count,
-				  msecs_to_jiffies(WAIT_MS)) > 0;
-}
-
-static void expect_events(struct kunit *test, struct side *s, bool conn,
-			  const int *want, int count)
-{
-	int *got = conn ? s->cev : s->ev;
-	int n = conn ? s->cn : s->n;
-	int i;
-
-	KUNIT_EXPECT_EQ_MSG(test, n, count, "%s saw %d events",
-			    conn ? "conn" : "id", n);
-	for (i = 0; i < min(n, count); i++)
-		KUNIT_EXPECT_EQ_MSG(test, got[i], want[i], "%s event %d: %s",
-				    conn ? "conn" : "id", i,
-				    rdma_event_msg(got[i]));
-}
-
-static unsigned int state_of(struct rdma_cm_id *id)
-{
-	return xcma_fsm_id_state(&xcma_id_of(id)->life.fsm);
-}
-
-static void addr4(struct sockaddr_storage *ss, const char *ip, u16 port)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	if (ip)
-		sin->sin_addr.s_addr = in_aton(ip);
-}
-
-static void addr6(struct sockaddr_storage *ss, const char *ip, u16 port)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	if (ip)
-		in6_pton(ip, -1, sin6->sin6_addr.s6_addr, -1, NULL);
-}
-
-static struct rdma_cm_id *new_id(struct kunit *test, struct side *s,
-				 enum ib_qp_type qpt)
-{
-	struct rdma_cm_id *id;
-
-	id = rdma_create_id(&init_net, handler, s, RDMA_PS_TCP, qpt);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
-	return id;
-}
-
-/* resolve address and route, waiting for both events */
-static int resolve(struct kunit *test, struct side *s, struct rdma_cm_id *id,
-		   struct sockaddr_storage *src, struct sockaddr_storage *dst)
-{
-	int n = s->n, ret;
-
-	ret = rdma_resolve_addr(id, (struct sockaddr *)src,
-				(struct sockaddr *)dst, 2000);
-	if (ret)
-		return ret;
-	if (!wait_events(s, false, n + 1))
-		return -ETIMEDOUT;
-	if (s->ev[n] != RDMA_CM_EVENT_ADDR_RESOLVED)
-		return -EHOSTUNREACH;
-	ret = rdma_resolve_route(id, 2000);
-	if (ret)
-		return ret;
-	if (!wait_events(s, false, n + 2))
-		return -ETIMEDOUT;
-	return s->ev[n + 1] == RDMA_CM_EVENT_ROUTE_RESOLVED ? 0 : -ENETUNREACH;
-}
-
-static int exchange(struct kunit *test, struct rdma_cm_id *cli,
-		    struct ib_pd *cpd, struct ib_cq *ccq, struct rdma_cm_id *srv,
-		    struct ib_pd *spd, struct ib_cq *scq)
-{
-	char *sbuf = kzalloc(64, GFP_KERNEL), *rbuf = kzalloc(64, GFP_KERNEL);
-	struct ib_device *dev = cli->device;
-	struct ib_sge ssge, rsge;
-	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
-	struct ib_send_wr swr = { .sg_list = &ssge, .num_sge = 1,
-				  .opcode = IB_WR_SEND,
-				  .send_flags = IB_SEND_SIGNALED };
-	struct ib_wc wc;
-	u64 sdma, rdma;
-	int got_s = 0, got_r = 0, i, ret = -ENOMEM;
-
-	if (!sbuf || !rbuf)
-		goto out;
-	strscpy(sbuf, MSG, 64);
-	sdma = ib_dma_map_single(dev, sbuf, 64, DMA_TO_DEVICE);
-	rdma = ib_dma_map_single(dev, rbuf, 64, DMA_FROM_DEVICE);
-	rsge = (struct ib_sge){ .addr = rdma, .length = 64,
-				.lkey = spd->local_dma_lkey };
-	ssge = (struct ib_sge){ .addr = sdma, .length = sizeof(MSG),
-				.lkey = cpd->local_dma_lkey };
-	ret = ib_post_recv(srv->qp, &rwr, NULL);
-	if (!ret)
-		ret = ib_post_send(cli->qp, &swr, NULL);
-	for (i = 0; !ret && i < 500 && !(got_s && got_r); i++) {
-		if (ib_poll_cq(ccq, 1, &wc) == 1)
-			got_s = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		if (ib_poll_cq(scq, 1, &wc) == 1)
-			got_r = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		usleep_range(10000, 20000);
-	}
-	ib_dma_unmap_single(dev, sdma, 64, DMA_TO_DEVICE);
-	ib_dma_unmap_single(dev, rdma, 64, DMA_FROM_DEVICE);
-	if (!ret && (got_s != 1 || got_r != 1))
-		ret = -EIO;
-	if (!ret && strcmp(rbuf, MSG))
-		ret = -EBADMSG;
-out:
-	kfree(sbuf);
-	kfree(rbuf);
-	return ret;
-}
 
 static void connect_exchange_disconnect(struct kunit *test,
 					struct sockaddr_storage *listen_addr,
@@ -344,21 +52,21 @@ static void connect_exchange_disconnect(struct kunit *test,
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 
-	cs = new_side(test);
-	ss = new_side(test);
+	cs = cm_new_side(test);
+	ss = cm_new_side(test);
 
-	lis = new_id(test, ss, IB_QPT_RC);
+	lis = cm_new_id(test, ss, IB_QPT_RC);
 	ss->listener = lis;
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)listen_addr), 0);
 	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
-	KUNIT_EXPECT_EQ(test, state_of(lis), (unsigned int)XCMA_FSM_LISTEN);
+	KUNIT_EXPECT_EQ(test, cm_state(lis), (unsigned int)XCMA_FSM_LISTEN);
 
-	cli = new_id(test, cs, IB_QPT_RC);
-	KUNIT_ASSERT_EQ(test, resolve(test, cs, cli, src, dst), 0);
-	KUNIT_ASSERT_EQ(test, make_qp(cli, &pd, &cq), 0);
+	cli = cm_new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, src, dst), 0);
+	KUNIT_ASSERT_EQ(test, cm_make_qp(cli, &pd, &cq), 0);
 	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
-	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, 3));
-	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 2));
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(ss, true, 2));
 	KUNIT_EXPECT_EQ(test, ss->err, 0);
 	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
 	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_ESTABLISHED);
@@ -368,21 +76,24 @@ static void connect_exchange_disconnect(struct kunit *test,
 			IB_CM_REQ_PRIVATE_DATA_SIZE - XCMA_WIRE_HDR_LEN);
 	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
 
-	KUNIT_EXPECT_EQ(test, exchange(test, cli, pd, cq, ss->conn, ss->pd,
-				       ss->cq), 0);
+	KUNIT_EXPECT_EQ(test, cm_exchange(test, cli, pd, cq, ss->conn, ss->pd,
+					  ss->cq), 0);
+	/* remote access and READ depth as rdma_connect/rdma_accept set them */
+	KUNIT_EXPECT_EQ(test, cm_rdma_write_read(cli, pd, cq, ss->conn, ss->pd,
+						 ss->cq), 0);
 
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(cli), 0);
-	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 3));
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(ss->conn), 0);
-	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 5));
-	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 4));
-	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
-	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(cs, false, 5));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 4));
+	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
 	KUNIT_EXPECT_EQ(test, ss->n, 0); /* the listener itself saw nothing */
 
-	free_qp(cli, pd, cq);
+	cm_free_qp(cli, pd, cq);
 	rdma_destroy_id(cli);
-	free_qp(ss->conn, ss->pd, ss->cq);
+	cm_free_qp(ss->conn, ss->pd, ss->cq);
 	rdma_destroy_id(ss->conn);
 	rdma_destroy_id(lis);
 }
@@ -392,8 +103,8 @@ static void connect_ipv4_wildcard(struct kunit *test)
 {
 	struct sockaddr_storage l, d;
 
-	addr4(&l, NULL, 18515);
-	addr4(&d, "10.99.0.1", 18515);
+	cm_addr4(&l, NULL, 18515);
+	cm_addr4(&d, "10.99.0.1", 18515);
 	connect_exchange_disconnect(test, &l, NULL, &d);
 }
 
@@ -405,9 +116,23 @@ static void connect_ipv6_bound(struct kunit *test)
 {
 	struct sockaddr_storage l, s, d;
 
-	addr6(&l, "fd00:99::1", 18516);
-	addr6(&s, "fd00:99::1", 0);
-	addr6(&d, "fd00:99::1", 18516);
+	cm_addr6(&l, "fd00:99::1", 18516);
+	cm_addr6(&s, "fd00:99::1", 0);
+	cm_addr6(&d, "fd00:99::1", 18516);
+	connect_exchange_disconnect(test, &l, &s, &d);
+}
+
+/*
+ * IPv6 link-local: eth0's fe80:: address with eth0's scope, for the
+ * listener, the client's source and the destination
+ */
+static void connect_ipv6_linklocal(struct kunit *test)
+{
+	struct sockaddr_storage l, s, d;
+
+	KUNIT_ASSERT_GT(test, cm_addr6_linklocal(&l, 18534), 0);
+	KUNIT_ASSERT_GT(test, cm_addr6_linklocal(&s, 0), 0);
+	KUNIT_ASSERT_GT(test, cm_addr6_linklocal(&d, 18534), 0);
 	connect_exchange_disconnect(test, &l, &s, &d);
 }
 
@@ -434,49 +159,33 @@ static void destroy_by_return_established(struct kunit *test)
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 
-	cs = new_side(test);
-	ss = new_side(test);
+	cs = cm_new_side(test);
+	ss = cm_new_side(test);
 	cs->destroy_on = RDMA_CM_EVENT_ESTABLISHED + 1;
-	addr4(&l, "10.99.0.1", 18526);
-	addr4(&d, "10.99.0.1", 18526);
-	lis = new_id(test, ss, IB_QPT_RC);
+	cm_addr4(&l, "10.99.0.1", 18526);
+	cm_addr4(&d, "10.99.0.1", 18526);
+	lis = cm_new_id(test, ss, IB_QPT_RC);
 	ss->listener = lis;
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
 	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
 
-	cli = new_id(test, cs, IB_QPT_RC);
-	KUNIT_ASSERT_EQ(test, resolve(test, cs, cli, NULL, &d), 0);
-	KUNIT_ASSERT_EQ(test, make_qp(cli, &pd, &cq), 0);
+	cli = cm_new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
+	KUNIT_ASSERT_EQ(test, cm_make_qp(cli, &pd, &cq), 0);
 	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
 	/* cli is gone once its ESTABLISHED callback returned */
-	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 3));
-	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(cs, false, 3));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 3));
 	msleep(100);
-	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
-	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
 	ib_free_cq(cq);
 	ib_dealloc_pd(pd);
 	if (ss->conn) {
-		free_qp(ss->conn, ss->pd, ss->cq);
+		cm_free_qp(ss->conn, ss->pd, ss->cq);
 		rdma_destroy_id(ss->conn);
 	}
 	rdma_destroy_id(lis);
-}
-
-static void connect_and_get(struct kunit *test, struct side *cs,
-			    struct rdma_cm_id **cli, struct sockaddr_storage *d,
-			    int events)
-{
-	struct rdma_conn_param param = {
-		.private_data = "rq", .private_data_len = 3,
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
-
-	*cli = new_id(test, cs, IB_QPT_RC);
-	KUNIT_ASSERT_EQ(test, resolve(test, cs, *cli, NULL, d), 0);
-	KUNIT_ASSERT_EQ(test, rdma_connect(*cli, &param), 0);
-	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, events));
 }
 
 static void reject_with_private_data(struct kunit *test)
@@ -489,26 +198,26 @@ static void reject_with_private_data(struct kunit *test)
 	struct rdma_cm_id *cli, *lis;
 	struct side *cs, *ss;
 
-	cs = new_side(test);
-	ss = new_side(test);
+	cs = cm_new_side(test);
+	ss = cm_new_side(test);
 	ss->action = REQ_REJECT;
-	addr4(&l, "10.99.0.1", 18517);
-	addr4(&d, "10.99.0.1", 18517);
-	lis = new_id(test, ss, IB_QPT_RC);
+	cm_addr4(&l, "10.99.0.1", 18517);
+	cm_addr4(&d, "10.99.0.1", 18517);
+	lis = cm_new_id(test, ss, IB_QPT_RC);
 	ss->listener = lis;
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
 	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
 
-	connect_and_get(test, cs, &cli, &d, 3);
-	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
-	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	cm_connect_and_get(test, cs, &cli, &d, 3);
+	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
 	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_CONSUMER_DEFINED);
 	KUNIT_EXPECT_EQ(test, cs->pdata_full, IB_CM_REJ_PRIVATE_DATA_SIZE);
 	KUNIT_EXPECT_EQ(test, memcmp(cs->pdata, "nope", 4), 0);
 	KUNIT_EXPECT_EQ(test, ss->err, 0);
 	KUNIT_EXPECT_STREQ(test, rdma_reject_msg(cli, cs->st[2]),
 			   "consumer defined");
-	KUNIT_EXPECT_EQ(test, state_of(cli), (unsigned int)XCMA_FSM_CONNECT);
+	KUNIT_EXPECT_EQ(test, cm_state(cli), (unsigned int)XCMA_FSM_CONNECT);
 	rdma_destroy_id(cli);
 	rdma_destroy_id(lis);
 }
@@ -523,10 +232,10 @@ static void connect_no_listener(struct kunit *test)
 	struct rdma_cm_id *cli;
 	struct side *cs;
 
-	cs = new_side(test);
-	addr4(&d, "10.99.0.1", 18599);
-	connect_and_get(test, cs, &cli, &d, 3);
-	expect_events(test, cs, false, want, ARRAY_SIZE(want));
+	cs = cm_new_side(test);
+	cm_addr4(&d, "10.99.0.1", 18599);
+	cm_connect_and_get(test, cs, &cli, &d, 3);
+	cm_expect_events(test, cs, false, want, ARRAY_SIZE(want));
 	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_INVALID_SERVICE_ID);
 	KUNIT_EXPECT_EQ(test, cs->pdata_full, 0);
 	rdma_destroy_id(cli);
@@ -539,12 +248,12 @@ static void resolve_no_route(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = new_side(test);
-	addr4(&d, "192.0.2.1", 18518);
-	id = new_id(test, s, IB_QPT_RC);
+	s = cm_new_side(test);
+	cm_addr4(&d, "192.0.2.1", 18518);
+	id = cm_new_id(test, s, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
 						1000), -ENETUNREACH);
-	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_ADDR_BOUND);
+	KUNIT_EXPECT_EQ(test, cm_state(id), (unsigned int)XCMA_FSM_ADDR_BOUND);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(s->n), 0);
 	rdma_destroy_id(id);
@@ -557,15 +266,15 @@ static void resolve_unreachable(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = new_side(test);
-	addr4(&d, "10.99.0.78", 18519);
-	id = new_id(test, s, IB_QPT_RC);
+	s = cm_new_side(test);
+	cm_addr4(&d, "10.99.0.78", 18519);
+	id = cm_new_id(test, s, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
 						500), 0);
-	KUNIT_EXPECT_TRUE(test, wait_events(s, false, 1));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(s, false, 1));
 	KUNIT_EXPECT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_ERROR);
 	KUNIT_EXPECT_EQ(test, s->st[0], -ETIMEDOUT);
-	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_ADDR_BOUND);
+	KUNIT_EXPECT_EQ(test, cm_state(id), (unsigned int)XCMA_FSM_ADDR_BOUND);
 	rdma_destroy_id(id);
 }
 
@@ -573,14 +282,20 @@ static void resolve_unreachable(struct kunit *test)
 
 enum setup { SETUP_IDLE, SETUP_BOUND, SETUP_LISTEN, SETUP_ROUTE };
 
+/*
+ * @leaves: 0 if the failed call leaves the id as it was (state and source
+ * address), else 1 + the state the in-tree CM leaves it in
+ */
 struct bad_case {
 	const char *name;
 	enum setup setup;
 	enum ib_qp_type qp_type;
 	int (*op)(struct rdma_cm_id *id);
 	int err;
-	int destroy_on;
+	unsigned int leaves;
 };
+
+#define LEAVES(state) ((state) + 1)
 
 static int op_bind_unix(struct rdma_cm_id *id)
 {
@@ -593,7 +308,7 @@ static int op_bind_again(struct rdma_cm_id *id)
 {
 	struct sockaddr_storage ss;
 
-	addr4(&ss, "10.99.0.1", 18531);
+	cm_addr4(&ss, "10.99.0.1", 18531);
 	return rdma_bind_addr(id, (struct sockaddr *)&ss);
 }
 
@@ -603,11 +318,11 @@ static int op_bind_in_use(struct rdma_cm_id *id)
 	struct rdma_cm_id *other;
 	int ret;
 
-	other = rdma_create_id(&init_net, handler, id->context, RDMA_PS_TCP,
+	other = rdma_create_id(&init_net, cm_handler, id->context, RDMA_PS_TCP,
 			       IB_QPT_RC);
 	if (IS_ERR(other))
 		return PTR_ERR(other);
-	addr4(&ss, "10.99.0.1", 18530);
+	cm_addr4(&ss, "10.99.0.1", 18530);
 	ret = rdma_bind_addr(other, (struct sockaddr *)&ss);
 	if (!ret)
 		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
@@ -617,11 +332,115 @@ static int op_bind_in_use(struct rdma_cm_id *id)
 	return ret;
 }
 
+/* eth0's link-local address with scope id @scope (-1: eth0's own) */
+static int bind_linklocal(struct rdma_cm_id *id, int scope)
+{
+	struct sockaddr_storage ss;
+	int ifindex = cm_addr6_linklocal(&ss, 18536);
+
+	/* a failed lookup must not pass for the errno of a row */
+	if (ifindex < 0)
+		return -ENOKEY;
+	if (scope >= 0)
+		((struct sockaddr_in6 *)&ss)->sin6_scope_id = scope;
+	return rdma_bind_addr(id, (struct sockaddr *)&ss);
+}
+
+static int op_bind_linklocal_no_scope(struct rdma_cm_id *id)
+{
+	return bind_linklocal(id, 0);
+}
+
+/* the address is eth0's, the scope is lo's: no RDMA device has it there */
+static int op_bind_linklocal_scope_lo(struct rdma_cm_id *id)
+{
+	return bind_linklocal(id, LOOPBACK_IFINDEX);
+}
+
+static int op_bind_linklocal_scope_unknown(struct rdma_cm_id *id)
+{
+	return bind_linklocal(id, 9999);
+}
+
+/* another id holds the wildcard on that port */
+static int op_bind_taken_by_wildcard(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *other;
+	int ret;
+
+	other = rdma_create_id(&init_net, cm_handler, id->context, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	cm_addr4(&ss, NULL, 18537);
+	ret = rdma_bind_addr(other, (struct sockaddr *)&ss);
+	cm_addr4(&ss, "10.99.0.1", 18537);
+	if (!ret)
+		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	else
+		ret = -EIO;
+	rdma_destroy_id(other);
+	return ret;
+}
+
+/* the implicit bind of resolve_addr meets a port in use */
+static int op_resolve_src_in_use(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage src, dst;
+	struct rdma_cm_id *other;
+	int ret;
+
+	other = rdma_create_id(&init_net, cm_handler, id->context, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	cm_addr4(&src, "10.99.0.1", 18538);
+	cm_addr4(&dst, "10.99.0.1", 18539);
+	ret = rdma_bind_addr(other, (struct sockaddr *)&src);
+	if (!ret)
+		ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+					(struct sockaddr *)&dst, 1000);
+	else
+		ret = -EIO;
+	rdma_destroy_id(other);
+	return ret;
+}
+
+static int op_resolve_dst_unix(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss = { .ss_family = AF_UNIX };
+
+	return rdma_resolve_addr(id, NULL, (struct sockaddr *)&ss, 1000);
+}
+
+/*
+ * Source and destination of different families on an IDLE id: in-tree
+ * binds the source first, then refuses the pair and leaves the id bound.
+ */
+static int op_resolve_v4_src_v6_dst(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage src, dst;
+
+	cm_addr4(&src, "10.99.0.1", 0);
+	cm_addr6(&dst, "fd00:99::1", 18540);
+	return rdma_resolve_addr(id, (struct sockaddr *)&src,
+				 (struct sockaddr *)&dst, 1000);
+}
+
+static int op_resolve(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+
+	cm_addr4(&ss, "10.99.0.1", 18541);
+	return rdma_resolve_addr(id, NULL, (struct sockaddr *)&ss, 1000);
+}
+
 static int op_resolve_v6_on_v4(struct rdma_cm_id *id)
 {
 	struct sockaddr_storage ss;
 
-	addr6(&ss, "fd00:99::1", 18532);
+	cm_addr6(&ss, "fd00:99::1", 18532);
 	return rdma_resolve_addr(id, NULL, (struct sockaddr *)&ss, 1000);
 }
 
@@ -683,6 +502,12 @@ static int op_route(struct rdma_cm_id *id)
 static int op_ack_timeout(struct rdma_cm_id *id)
 {
 	return rdma_set_ack_timeout(id, 14);
+}
+
+/* 5 bits on the wire, but neither in-tree nor xcma checks the range */
+static int op_ack_timeout_32(struct rdma_cm_id *id)
+{
+	return rdma_set_ack_timeout(id, 32);
 }
 
 static int op_min_rnr_32(struct rdma_cm_id *id)
@@ -750,6 +575,28 @@ static const struct bad_case bad_cases[] = {
 	{ "min_rnr_timer_on_ud", SETUP_IDLE, IB_QPT_UD, op_min_rnr_32, -EINVAL },
 	{ "afonly_when_listening", SETUP_LISTEN, IB_QPT_RC, op_afonly, -EINVAL },
 	{ "reuseaddr_off_when_bound", SETUP_BOUND, IB_QPT_RC, op_reuseaddr_off, -EINVAL },
+	{ "bind_linklocal_without_scope", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_linklocal_no_scope, -EINVAL },
+	{ "bind_linklocal_scope_mismatch", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_linklocal_scope_lo, -ENODEV },
+	{ "bind_linklocal_scope_unknown", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_linklocal_scope_unknown, -ENODEV },
+	{ "bind_on_listener", SETUP_LISTEN, IB_QPT_RC, op_bind_again, -EINVAL },
+	{ "bind_port_taken_by_wildcard", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_taken_by_wildcard, -EADDRNOTAVAIL },
+	{ "resolve_src_port_in_use", SETUP_IDLE, IB_QPT_RC,
+	  op_resolve_src_in_use, -EADDRINUSE },
+	{ "resolve_dst_family_unix", SETUP_IDLE, IB_QPT_RC, op_resolve_dst_unix,
+	  -EAFNOSUPPORT },
+	{ "resolve_bound_dst_family_unix", SETUP_BOUND, IB_QPT_RC,
+	  op_resolve_dst_unix, -EINVAL },
+	{ "resolve_src_dst_families_differ", SETUP_IDLE, IB_QPT_RC,
+	  op_resolve_v4_src_v6_dst, -EINVAL, LEAVES(XCMA_FSM_ADDR_BOUND) },
+	{ "resolve_on_listener", SETUP_LISTEN, IB_QPT_RC, op_resolve, -EINVAL },
+	{ "resolve_after_route", SETUP_ROUTE, IB_QPT_RC, op_resolve, -EINVAL },
+	{ "route_twice", SETUP_ROUTE, IB_QPT_RC, op_route, -EINVAL },
+	{ "accept_before_request", SETUP_ROUTE, IB_QPT_RC, op_accept, -EINVAL },
+	{ "ack_timeout_out_of_range", SETUP_IDLE, IB_QPT_RC, op_ack_timeout_32, 0 },
 };
 
 static void bad_desc(const struct bad_case *c, char *desc)
@@ -762,33 +609,46 @@ KUNIT_ARRAY_PARAM(bad, bad_cases, bad_desc);
 static void bad_input(struct kunit *test)
 {
 	const struct bad_case *c = test->param_value;
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss, src;
 	struct rdma_cm_id *id;
 	unsigned int before;
 	struct side *s;
 
-	s = new_side(test);
-	id = new_id(test, s, c->qp_type);
+	s = cm_new_side(test);
+	id = cm_new_id(test, s, c->qp_type);
 	switch (c->setup) {
 	case SETUP_IDLE:
 		break;
 	case SETUP_BOUND:
 	case SETUP_LISTEN:
-		addr4(&ss, "10.99.0.1", 18520);
+		cm_addr4(&ss, "10.99.0.1", 18520);
 		KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&ss), 0);
 		if (c->setup == SETUP_LISTEN)
 			KUNIT_ASSERT_EQ(test, rdma_listen(id, 1), 0);
 		break;
 	case SETUP_ROUTE:
-		addr4(&ss, "10.99.0.1", 18521);
-		KUNIT_ASSERT_EQ(test, resolve(test, s, id, NULL, &ss), 0);
+		cm_addr4(&ss, "10.99.0.1", 18521);
+		KUNIT_ASSERT_EQ(test, cm_resolve(test, s, id, NULL, &ss), 0);
 		break;
 	}
-	before = state_of(id);
+	before = cm_state(id);
+	src = id->route.addr.src_addr;
 	KUNIT_EXPECT_EQ(test, c->op(id), c->err);
-	KUNIT_EXPECT_EQ_MSG(test, state_of(id), before, "state %s -> %s",
+	if (c->leaves) {
+		KUNIT_EXPECT_EQ_MSG(test, cm_state(id), c->leaves - 1,
+				    "state %s -> %s",
+				    xcma_fsm_state_name(before),
+				    xcma_fsm_state_name(cm_state(id)));
+		goto out;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, cm_state(id), before, "state %s -> %s",
 			    xcma_fsm_state_name(before),
-			    xcma_fsm_state_name(state_of(id)));
+			    xcma_fsm_state_name(cm_state(id)));
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(&src, &id->route.addr.src_addr,
+					 sizeof(src)), 0,
+			    "source %pISpc -> %pISpc", &src,
+			    &id->route.addr.src_addr);
+out:
 	rdma_destroy_id(id);
 }
 
@@ -798,7 +658,7 @@ static void create_refuses_bad_args(struct kunit *test)
 
 	id = rdma_create_id(&init_net, NULL, NULL, RDMA_PS_TCP, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(id), -EINVAL);
-	id = rdma_create_id(&init_net, handler, NULL, RDMA_PS_TCP, IB_QPT_GSI);
+	id = rdma_create_id(&init_net, cm_handler, NULL, RDMA_PS_TCP, IB_QPT_GSI);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(id), -EINVAL);
 }
 
@@ -809,13 +669,13 @@ static void bind_unknown_port_space(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = new_side(test);
-	id = rdma_create_id(&init_net, handler, s, 0x0777, IB_QPT_RC);
+	s = cm_new_side(test);
+	id = rdma_create_id(&init_net, cm_handler, s, 0x0777, IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
-	addr4(&ss, "10.99.0.1", 18522);
+	cm_addr4(&ss, "10.99.0.1", 18522);
 	KUNIT_EXPECT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&ss),
 			-EPROTONOSUPPORT);
-	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_IDLE);
+	KUNIT_EXPECT_EQ(test, cm_state(id), (unsigned int)XCMA_FSM_IDLE);
 	rdma_destroy_id(id);
 }
 
@@ -827,13 +687,13 @@ static void destroy_in_addr_query(struct kunit *test)
 	struct rdma_cm_id *id;
 	struct side *s;
 
-	s = new_side(test);
+	s = cm_new_side(test);
 	/* on the link, nobody answers ARP: the query stays pending */
-	addr4(&d, "10.99.0.77", 18523);
-	id = new_id(test, s, IB_QPT_RC);
+	cm_addr4(&d, "10.99.0.77", 18523);
+	id = cm_new_id(test, s, IB_QPT_RC);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
 						5000), 0);
-	KUNIT_EXPECT_EQ(test, state_of(id), (unsigned int)XCMA_FSM_ADDR_QUERY);
+	KUNIT_EXPECT_EQ(test, cm_state(id), (unsigned int)XCMA_FSM_ADDR_QUERY);
 	rdma_destroy_id(id);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(s->n), 0);
@@ -846,12 +706,12 @@ static void destroy_in_route_query(struct kunit *test)
 	struct side *s;
 	int n;
 
-	s = new_side(test);
-	addr4(&d, "10.99.0.1", 18524);
-	id = new_id(test, s, IB_QPT_RC);
+	s = cm_new_side(test);
+	cm_addr4(&d, "10.99.0.1", 18524);
+	id = cm_new_id(test, s, IB_QPT_RC);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL, (struct sockaddr *)&d,
 						2000), 0);
-	KUNIT_ASSERT_TRUE(test, wait_events(s, false, 1));
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
 	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, 2000), 0);
 	rdma_destroy_id(id);
 	n = READ_ONCE(s->n);
@@ -867,25 +727,32 @@ static void destroy_in_connect(struct kunit *test)
 	struct side *cs, *ss;
 	int n;
 
-	cs = new_side(test);
-	ss = new_side(test);
+	cs = cm_new_side(test);
+	ss = cm_new_side(test);
 	ss->action = REQ_KEEP;
-	addr4(&l, "10.99.0.1", 18525);
-	addr4(&d, "10.99.0.1", 18525);
-	lis = new_id(test, ss, IB_QPT_RC);
+	cm_addr4(&l, "10.99.0.1", 18525);
+	cm_addr4(&d, "10.99.0.1", 18525);
+	lis = cm_new_id(test, ss, IB_QPT_RC);
 	ss->listener = lis;
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
 	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
 
 	/* the server holds the request without answering it */
-	connect_and_get(test, cs, &cli, &d, 2);
-	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 1));
-	KUNIT_EXPECT_EQ(test, state_of(cli), (unsigned int)XCMA_FSM_CONNECT);
+	cm_connect_and_get(test, cs, &cli, &d, 2);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(ss, true, 1));
+	KUNIT_EXPECT_EQ(test, cm_state(cli), (unsigned int)XCMA_FSM_CONNECT);
 	rdma_destroy_id(cli);
 	n = READ_ONCE(cs->n);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(cs->n), n);
 	KUNIT_EXPECT_EQ(test, n, 2);
+	/*
+	 * ib_cm cancels the REQ it was told to wait for with a REJ (reason
+	 * timeout), which the server's conn id gets, as in-tree
+	 */
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 2));
+	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_REJECTED);
+	KUNIT_EXPECT_EQ(test, ss->cst[1], IB_CM_REJ_TIMEOUT);
 
 	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
 	rdma_destroy_id(ss->conn);
@@ -901,7 +768,7 @@ static int resolve_retry(struct kunit *test, struct side *s,
 	int i, ret = -ENODEV;
 
 	for (i = 0; i < 50 && ret; i++) {
-		ret = resolve(test, s, id, NULL, dst);
+		ret = cm_resolve(test, s, id, NULL, dst);
 		if (ret)
 			msleep(100);
 	}
@@ -922,9 +789,9 @@ static void device_removal(struct kunit *test)
 	static const int want_route[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
 					  RDMA_CM_EVENT_ROUTE_RESOLVED,
 					  RDMA_CM_EVENT_DEVICE_REMOVAL };
-	struct side *sl = new_side(test), *sw = new_side(test);
-	struct side *sa = new_side(test), *sr = new_side(test);
-	struct side *sc = new_side(test);
+	struct side *sl = cm_new_side(test), *sw = cm_new_side(test);
+	struct side *sa = cm_new_side(test), *sr = cm_new_side(test);
+	struct side *sc = cm_new_side(test);
 	struct rdma_conn_param param = { .retry_count = 7 };
 	struct rdma_cm_id *lis, *wild, *ida, *idr, *cli;
 	struct sockaddr_storage l, w, d;
@@ -935,46 +802,46 @@ static void device_removal(struct kunit *test)
 	sa->destroy_on = RDMA_CM_EVENT_DEVICE_REMOVAL + 1;
 	sr->destroy_on = RDMA_CM_EVENT_DEVICE_REMOVAL + 1;
 	sw->action = REQ_REJECT;
-	addr4(&l, "10.99.0.1", 18527);
-	addr4(&w, NULL, 18528);
-	addr4(&d, "10.99.0.1", 18528);
+	cm_addr4(&l, "10.99.0.1", 18527);
+	cm_addr4(&w, NULL, 18528);
+	cm_addr4(&d, "10.99.0.1", 18528);
 
-	lis = new_id(test, sl, IB_QPT_RC);
+	lis = cm_new_id(test, sl, IB_QPT_RC);
 	sl->listener = lis;
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
 	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
-	wild = new_id(test, sw, IB_QPT_RC);
+	wild = cm_new_id(test, sw, IB_QPT_RC);
 	sw->listener = wild;
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(wild, (struct sockaddr *)&w), 0);
 	KUNIT_ASSERT_EQ(test, rdma_listen(wild, 8), 0);
-	ida = new_id(test, sa, IB_QPT_RC);
+	ida = cm_new_id(test, sa, IB_QPT_RC);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(ida, NULL, (struct sockaddr *)&d,
 						2000), 0);
-	KUNIT_ASSERT_TRUE(test, wait_events(sa, false, 1));
-	idr = new_id(test, sr, IB_QPT_RC);
-	KUNIT_ASSERT_EQ(test, resolve(test, sr, idr, NULL, &d), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(sa, false, 1));
+	idr = cm_new_id(test, sr, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, sr, idr, NULL, &d), 0);
 
 	/* returns once no id holds the device any more */
 	ret = xcma_kunit_run(test, "/usr/sbin/rdma link delete rxe0");
 	KUNIT_EXPECT_EQ(test, ret, 0);
-	expect_events(test, sl, false, want_lis, ARRAY_SIZE(want_lis));
-	expect_events(test, sa, false, want_addr, ARRAY_SIZE(want_addr));
-	expect_events(test, sr, false, want_route, ARRAY_SIZE(want_route));
+	cm_expect_events(test, sl, false, want_lis, ARRAY_SIZE(want_lis));
+	cm_expect_events(test, sa, false, want_addr, ARRAY_SIZE(want_addr));
+	cm_expect_events(test, sr, false, want_route, ARRAY_SIZE(want_route));
 	KUNIT_EXPECT_EQ(test, sw->n, 0);
-	KUNIT_EXPECT_EQ(test, state_of(wild), (unsigned int)XCMA_FSM_LISTEN);
+	KUNIT_EXPECT_EQ(test, cm_state(wild), (unsigned int)XCMA_FSM_LISTEN);
 
 	ret = xcma_kunit_run(test,
 			     "/usr/sbin/rdma link add rxe0 type rxe netdev eth0");
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	/* the wildcard listener took the new device: a REQ reaches it */
-	cli = new_id(test, sc, IB_QPT_RC);
+	cli = cm_new_id(test, sc, IB_QPT_RC);
 	ret = resolve_retry(test, sc, cli, &d);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret) {
 		int n = sc->n;
 
 		KUNIT_EXPECT_EQ(test, rdma_connect(cli, &param), 0);
-		KUNIT_EXPECT_TRUE(test, wait_events(sc, false, n + 1));
+		KUNIT_EXPECT_TRUE(test, cm_wait_events(sc, false, n + 1));
 		KUNIT_EXPECT_EQ(test, sc->ev[n], RDMA_CM_EVENT_REJECTED);
 		KUNIT_EXPECT_EQ(test, sc->st[n], IB_CM_REJ_CONSUMER_DEFINED);
 		KUNIT_EXPECT_EQ(test, sw->cn, 1);
@@ -986,6 +853,7 @@ static void device_removal(struct kunit *test)
 static struct kunit_case cm_cases[] = {
 	KUNIT_CASE_SLOW(connect_ipv4_wildcard),
 	KUNIT_CASE_SLOW(connect_ipv6_bound),
+	KUNIT_CASE_SLOW(connect_ipv6_linklocal),
 	KUNIT_CASE_SLOW(destroy_by_return_established),
 	KUNIT_CASE(reject_with_private_data),
 	KUNIT_CASE(connect_no_listener),
