@@ -6,6 +6,7 @@
 #ifndef XCMA_OPS_H
 #define XCMA_OPS_H
 
+#include <linux/workqueue.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
@@ -38,6 +39,9 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @modify_qp: ib_modify_qp()
  * @destroy_qp: ib_destroy_qp()
  * @find_cached_pkey: ib_find_cached_pkey()
+ * @queue_route: queue_work() of a route resolution's completion: over RoCE
+ *	the route needs no query and is reported from a work item, which is
+ *	what stands for the query in flight (cancelled with cancel_work_sync)
  *
  * Written only by xcma_ops_set() (KUnit, with no id alive); read without
  * a lock.
@@ -80,6 +84,7 @@ struct xcma_ops {
 	int (*destroy_qp)(struct ib_qp *qp);
 	int (*find_cached_pkey)(struct ib_device *dev, u32 port, u16 pkey,
 				u16 *index);
+	bool (*queue_route)(struct work_struct *work);
 };
 
 extern const struct xcma_ops *xcma_ops;
