@@ -30,10 +30,11 @@
  * States that cannot be held still are held with fakes in the ops layer:
  * an address query is parked (resolve_ip), a route query is a work item
  * queued behind a plug (queue_route), a client's REQ is never sent
- * (send_req). Where an operation is parked, "defer" and both races also
- * let its completion run while the removal is under way, as a real one
- * may: the cancel must wait for it, and nothing it delivers may follow
+ * (send_req). Where a query is parked, "defer" and both races also let
+ * its completion run while the removal is under way, as a real one may:
+ * the cancel must wait for it, and nothing it delivers may follow
  * DEVICE_REMOVAL; "return" and "other" leave it pending, to be cancelled.
+ * The parked REQ's ib_cm id just goes with the device.
  *
  * What each row checks, per id, from the log:
  *   G1  no two callbacks of the id overlap (a counter inside the callback)
