@@ -199,13 +199,35 @@ void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
 	spin_unlock_irqrestore(&id->lock, id->lock_flags);
 }
 
+/*
+ * Lockdep subclasses of the handler mutexes, which are all of one class.
+ * xcma nests two itself: a new conn id's under its listener's. A consumer
+ * may nest one more: it may destroy an id from the callback of another
+ * (the in-tree CM allows it as well), possibly a conn id's CONNECT_REQUEST
+ * callback, which runs under the listener's mutex too; the victim's mutex,
+ * and those of its wildcard children, are then taken under those. xcma
+ * never takes a handler mutex under a victim's, so this adds no order
+ * that xcma could invert. Two ids whose callbacks destroy each other can
+ * still deadlock, and lockdep no longer says so: that is an ABBA between
+ * two locks of the consumer's own choosing (it holds one callback while
+ * waiting for the other to end), as with any two mutexes of its own, and
+ * the in-tree CM has the same contract.
+ */
+#define HANDLER_DESTROY_SUBCLASS (SINGLE_DEPTH_NESTING + 1)
+
 void xcma_plat_id_handler_lock(struct xcma_fsm_id *fsm, int nested)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	int subclass = nested ? SINGLE_DEPTH_NESTING : 0;
 
-	/* a new conn id's lock nests under its listener's */
-	mutex_lock_nested(&id->handler_mutex,
-			  nested ? SINGLE_DEPTH_NESTING : 0);
+	/*
+	 * Destroying an id from its own callback deadlocks here: leave it
+	 * at subclass 0, so that lockdep still reports it.
+	 */
+	if (nested == XCMA_FSM_LOCK_DESTROY &&
+	    !(IS_ENABLED(CONFIG_LOCKDEP) && lockdep_is_held(&id->handler_mutex)))
+		subclass = HANDLER_DESTROY_SUBCLASS;
+	mutex_lock_nested(&id->handler_mutex, subclass);
 }
 
 void xcma_plat_id_handler_unlock(struct xcma_fsm_id *fsm)

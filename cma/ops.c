@@ -3,9 +3,11 @@
  * The ops layer: the real ib_core / ib_cm / address resolution functions
  * behind one table of pointers. Several of them are static inlines in the
  * kernel's headers (ib_create_qp, ib_destroy_qp): wrapping them here gives
- * each one an address a test can replace.
+ * each one an address a test can replace. The same goes for the work item
+ * that stands for a RoCE route query.
  */
 #include <linux/export.h>
+#include <linux/workqueue.h>
 
 #include "ops.h"
 
@@ -17,6 +19,11 @@ static struct ib_qp *create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr)
 static int destroy_qp(struct ib_qp *qp)
 {
 	return ib_destroy_qp(qp);
+}
+
+static bool queue_route(struct work_struct *work)
+{
+	return queue_work(system_unbound_wq, work);
 }
 
 const struct xcma_ops xcma_kernel_ops = {
@@ -45,6 +52,7 @@ const struct xcma_ops xcma_kernel_ops = {
 	.get_cached_pkey = ib_get_cached_pkey,
 	.get_port_state = ib_get_cached_port_state,
 	.query_gid = rdma_query_gid,
+	.queue_route = queue_route,
 };
 EXPORT_SYMBOL_NS_GPL(xcma_kernel_ops, XCMA_INTERNAL);
 

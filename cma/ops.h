@@ -6,6 +6,7 @@
 #ifndef XCMA_OPS_H
 #define XCMA_OPS_H
 
+#include <linux/workqueue.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
@@ -41,6 +42,9 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @get_cached_pkey: ib_get_cached_pkey()
  * @get_port_state: ib_get_cached_port_state()
  * @query_gid: rdma_query_gid()
+ * @queue_route: queue_work() of a route resolution's completion: over RoCE
+ *	the route needs no query and is reported from a work item, which is
+ *	what stands for the query in flight (cancelled with cancel_work_sync)
  *
  * Written only by xcma_ops_set() (KUnit, with no id alive); read without
  * a lock.
@@ -89,6 +93,7 @@ struct xcma_ops {
 			      enum ib_port_state *state);
 	int (*query_gid)(struct ib_device *dev, u32 port, int index,
 			 union ib_gid *gid);
+	bool (*queue_route)(struct work_struct *work);
 };
 
 extern const struct xcma_ops *xcma_ops;

@@ -429,7 +429,7 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	}
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
-	queue_work(system_unbound_wq, &xid->work);
+	xcma_ops->queue_route(&xid->work);
 	return 0;
 }
 EXPORT_SYMBOL(rdma_resolve_route);

@@ -196,7 +196,8 @@ void cancel_listens(xcma_fsm_id *id)
 
 		list_del_init(&child->child_item);
 		xcma_plat_ctx_unlock(ctx);
-		xcma_plat_id_handler_lock(child, 0);
+		/* the parent's destroyer may hold another id's handler lock */
+		xcma_plat_id_handler_lock(child, XCMA_FSM_LOCK_DESTROY);
 		destroy_live_handler_unlock(child, XCMA_FSM_NO_STATE);
 		xcma_plat_ctx_lock(ctx);
 	}

@@ -271,6 +271,6 @@ extern "C" int xcma_fsm_id_deliver_req(xcma_fsm_id *listener,
  */
 extern "C" int xcma_fsm_id_destroy(xcma_fsm_id *id)
 {
-	xcma_plat_id_handler_lock(id, 0);
+	xcma_plat_id_handler_lock(id, XCMA_FSM_LOCK_DESTROY);
 	return destroy_handler_unlock(id, XCMA_FSM_NO_STATE).err;
 }

@@ -266,7 +266,13 @@ void xcma_plat_ctx_unlock(struct xcma_fsm_ctx *ctx);
 
 void xcma_plat_id_lock(struct xcma_fsm_id *id);
 void xcma_plat_id_unlock(struct xcma_fsm_id *id);
-/* @nested: a conn id's handler lock taken under its listener's */
+/*
+ * @nested: 0; 1 for a conn id's handler lock taken under its listener's;
+ * XCMA_FSM_LOCK_DESTROY to destroy the id, where the caller may hold the
+ * handler lock of another id (a consumer destroying an id from the
+ * callback of another one). Only lock validation tells them apart.
+ */
+#define XCMA_FSM_LOCK_DESTROY 2
 void xcma_plat_id_handler_lock(struct xcma_fsm_id *id, int nested);
 void xcma_plat_id_handler_unlock(struct xcma_fsm_id *id);
 /*

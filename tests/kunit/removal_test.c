@@ -1,0 +1,1561 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * xcma_removal: device hot-removal in the kernel, with an id in every
+ * state. Each row puts ids (the targets) in one state, deletes rxe0 from
+ * inside the test (rdma link delete: it returns once every ib_client's
+ * .remove has returned), checks from an event log what every id of the
+ * row saw against the lifecycle contract of the design (G1-G8), and
+ * re-adds rxe0 for the next row.
+ *
+ * A row has five targets in its state, one per way an owner can react;
+ * each owner has ids, ports and fakes of its own, and is checked on its
+ * own, so that the owners share one removal (a removal and a re-add cost
+ * seconds of ib_core and rxe work in the test VM):
+ *   defer    the DEVICE_REMOVAL callback returns 0 and hands the id to a
+ *            work item of the owner, which destroys it 50 ms later: the
+ *            removal has to wait for that (G5)
+ *   return   the DEVICE_REMOVAL callback returns non-zero: the CM
+ *            destroys the id (G3)
+ *   race     a work item of the owner calls rdma_destroy_id as soon as the
+ *            removal has started, racing it (whoever wins); the removal
+ *            callback, if it comes, is slow (20 ms) and returns 0
+ *   race_callback
+ *            the same, but the destroy starts while the target's slow
+ *            DEVICE_REMOVAL callback runs, and waits for it
+ *   other    the id is destroyed from the DEVICE_REMOVAL callback of
+ *            another id, the companion, which is bound to rxe0 before
+ *            anything else of the row and so is reached first: the target
+ *            is gone before removal gets to it, and hears nothing
+ *
+ * States that cannot be held still are held with fakes in the ops layer:
+ * an address query is parked (resolve_ip), a route query is a work item
+ * queued behind a plug (queue_route), a client's REQ is never sent
+ * (send_req). Where a query is parked, "defer" and both races also let
+ * its completion run while the removal is under way, as a real one may:
+ * the cancel must wait for it, and nothing it delivers may follow
+ * DEVICE_REMOVAL; "return" and "other" leave it pending, to be cancelled.
+ * The parked REQ's ib_cm id just goes with the device.
+ *
+ * What each row checks, per id, from the log:
+ *   G1  no two callbacks of the id overlap (a counter inside the callback)
+ *   G2  no callback starts after rdma_destroy_id returned, none runs then
+ *   G3  no callback after one that returned non-zero; the id is freed by
+ *       the time xcma's .remove returns (ids alive: xcma_id_live())
+ *   G4  DEVICE_REMOVAL exactly once for an id bound to rxe0 unless it is
+ *       being destroyed, never for an id bound to no device, and nothing
+ *       after it; the targets' events are compared one by one
+ *   G5  when xcma's .remove returns (a watcher sees its counter move: the
+ *       link delete returns seconds later, once ib_core is done with the
+ *       other clients and rxe), every ib_cm id and GID attribute of the
+ *       row's ids has been let go exactly once, ids their owner destroys
+ *       afterwards no longer hold the device (the test holds a reference
+ *       on them so that they can be looked at), a slow owner's deferred
+ *       destroy has been waited for, and nothing of the device is touched
+ *       after that
+ *   G7  a wildcard listener hears nothing, is still LISTEN, and takes a
+ *       REQ on the re-added device
+ *   G8  every id freed, no holder on the re-added rxe0
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/inet.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "../../cma/id.h"
+#include "../../cma/ops.h"
+#include "../../cma/xcma.h"
+#include "xcma/fsm.h"
+#include "xcma_kunit.h"
+
+#define RM_IP "10.99.0.1"
+#define RM_DEV "rxe0"
+#define RM_PORT_BASE 18600
+#define RM_SLOTS 24
+#define RM_LOG 512
+#define RM_MAX_EV 16
+#define RM_WAIT_MS 10000
+#define RM_DELETE "/usr/sbin/rdma link delete " RM_DEV
+#define RM_ADD "/usr/sbin/rdma link add " RM_DEV " type rxe netdev eth0"
+
+enum rm_beh { RM_DEFER, RM_RETURN, RM_RACE, RM_RACE_CB, RM_OTHER, RM_NR_BEH };
+
+static const char *const rm_beh_names[RM_NR_BEH] = {
+	[RM_DEFER] = "defer",
+	[RM_RETURN] = "return",
+	[RM_RACE] = "race",
+	[RM_RACE_CB] = "race_callback",
+	[RM_OTHER] = "other",
+};
+
+/* ---- the event log ---- */
+
+enum rm_kind {
+	RM_CB_START, RM_CB_END, RM_DESTROY_CALL, RM_DESTROY_RET,
+	RM_DEL_CALL, RM_REMOVE_RET, RM_DEL_RET,
+};
+
+struct rm_rec {
+	u8 kind;
+	s8 slot;
+	u8 event;
+	s8 ret;
+};
+
+/* what a callback does with DEVICE_REMOVAL */
+enum rm_on {
+	RM_ON_NOTHING,	/* return 0 */
+	RM_ON_DEFER,	/* return 0, the owner's work destroys the id */
+	RM_ON_RETURN,	/* free the QP, return non-zero */
+	RM_ON_SLOW,	/* sleep 20 ms, return 0 (a destroy races it) */
+	RM_ON_SIGNAL,	/* start the racing destroy, then as RM_ON_SLOW */
+	RM_ON_VICTIM,	/* destroy the victim id, then return non-zero */
+};
+
+/* what a conn id's callback does with CONNECT_REQUEST */
+enum rm_req { RM_REQ_KEEP, RM_REQ_ACCEPT, RM_REQ_REJECT };
+
+struct rm_run;
+struct rm_owner;
+
+/**
+ * struct rm_slot - one id of a row, and what is expected of it
+ * @run: the row
+ * @owner: the owner it belongs to
+ * @idx: index in @run->slot, in the log
+ * @name: for messages
+ * @id: the id (set by the CONNECT_REQUEST callback for a conn id)
+ * @on: what its DEVICE_REMOVAL callback does
+ * @req: for a conn id: what its CONNECT_REQUEST callback does
+ * @conn: for a listener: the slot its (one) conn id takes
+ * @victim: for RM_ON_VICTIM: the id to destroy
+ * @in_cb: callbacks of the id running now (G1)
+ * @overlaps: times a callback started while another one ran
+ * @nev: callbacks that have ended, to wait for
+ * @status: status of each event, in the order of the log
+ * @err: first error of an operation inside a callback
+ * @destroying: the owner destroyed the id or returned non-zero
+ * @hold: the test holds a lifecycle reference from arming until the
+ *	removal has returned (only on ids destroyed outside the remover's
+ *	context: the remover's own destroys would wait for it)
+ * @dev_at_remove: for @hold: the device it held when .remove returned
+ * @pd: PD of the id's QP, NULL if none
+ * @cq: CQ of the id's QP
+ * @cm_id: its ib_cm connection when armed
+ * @listen_cm_id: its ib_cm listen, or its wildcard child's, when armed
+ * @cm_released: destroy_cm_id(@cm_id) calls while armed
+ * @listen_released: destroy_cm_id(@listen_cm_id) calls while armed
+ * @work: the owner's deferred destroy
+ * @want: events expected before DEVICE_REMOVAL, in order
+ * @nwant: how many
+ * @opt: events that may follow @want once each (-1: none)
+ * @dr_min: fewest DEVICE_REMOVAL callbacks allowed
+ * @dr_max: most
+ * @loose: a helper: other events may come between @want and removal
+ */
+struct rm_slot {
+	struct rm_run *run;
+	struct rm_owner *owner;
+	int idx;
+	const char *name;
+	struct rdma_cm_id *id;
+	enum rm_on on;
+	enum rm_req req;
+	struct rm_slot *conn;
+	struct rm_slot *victim;
+	atomic_t in_cb;
+	atomic_t overlaps;
+	atomic_t nev;
+	int status[RM_MAX_EV];
+	int err;
+	bool destroying;
+	bool hold;
+	void *dev_at_remove;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_cm_id *cm_id;
+	struct ib_cm_id *listen_cm_id;
+	atomic_t cm_released;
+	atomic_t listen_released;
+	struct work_struct work;
+	const int *want;
+	int nwant;
+	int opt[2];
+	int dr_min;
+	int dr_max;
+	bool loose;
+};
+
+/* the parked address query */
+enum rm_qstate { RM_Q_NONE, RM_Q_PARKED, RM_Q_RUNNING, RM_Q_DONE, RM_Q_CANCELLED };
+
+/**
+ * struct rm_owner - one owner behaviour of a row, with its ids
+ * @run: the row
+ * @beh: how it reacts
+ * @target: its id in the row's state
+ * @companion: for "other": the id whose callback destroys @target
+ * @port: its port
+ * @aq: its parked address query (resolve_ip); qstate and cancels are
+ *	protected by @run->lock
+ * @plug_wq: its route completions queue here, behind @plug (queue_route)
+ * @plug: the work that blocks @plug_wq until @unplug
+ * @unplug: lets @plug_wq run
+ * @racer: "race" and "race_callback": the destroy that races the removal
+ * @go: "race_callback": the target's DEVICE_REMOVAL callback has started
+ */
+struct rm_owner {
+	struct rm_run *run;
+	enum rm_beh beh;
+	struct rm_slot *target;
+	struct rm_slot *companion;
+	u16 port;
+	struct {
+		int qstate;
+		int cancels;
+		xcma_resolve_cb cb;
+		void *context;
+		struct rdma_dev_addr *addr;
+		struct sockaddr_storage src;
+		struct work_struct work;
+	} aq;
+	struct workqueue_struct *plug_wq;
+	struct work_struct plug;
+	struct completion unplug;
+	struct work_struct racer;
+	struct completion go;
+};
+
+/**
+ * struct rm_state - a state of the targets
+ * @name: the row's name
+ * @setup: creates the owner's target (and the ids it needs) in the state
+ * @fsm_state: the target's state once set up
+ * @on_device: the target holds rxe0 (else it must hear nothing)
+ * @want: the target's events during setup, in order
+ * @nwant: how many
+ * @late_event: the completion of the parked operation, which "race" may
+ *	deliver before removal or destroy gets the id (-1: none)
+ * @peer_event: an event a peer removed before the target may cause (-1)
+ * @wildcard: a wildcard listener: it survives, and takes REQs again
+ */
+struct rm_state {
+	const char *name;
+	void (*setup)(struct rm_owner *o);
+	unsigned int fsm_state;
+	bool on_device;
+	const int *want;
+	int nwant;
+	int late_event;
+	int peer_event;
+	bool wildcard;
+};
+
+/* where a row is, for the fakes */
+enum rm_phase { RM_SETUP, RM_ARMED, RM_REMOVED, RM_READDED };
+
+/**
+ * struct rm_run - one row: a state, five owners, one removal
+ * @test: the case
+ * @st: the state
+ * @fake: the ops while the row runs
+ * @old_ops: the ops before
+ * @lock: protects @log, @nlog, and the owners' @aq qstate and cancels
+ * @log: what happened, in order
+ * @nlog: entries used
+ * @wq: woken on every callback
+ * @slot: the ids
+ * @nslots: slots used
+ * @owner: the owners
+ * @parking: the owner whose next address query is parked, if any
+ * @plugging: the owner whose next route completion is plugged, if any
+ * @park_req: send_req() does not send
+ * @phase: enum rm_phase (written by the test thread, read by the fakes)
+ * @nheld: references the test holds
+ * @gid_puts: put_gid_attr() calls while armed
+ * @late_dev_ops: device ops after .remove returned
+ * @extra_conns: REQs no slot was planned for
+ * @owner_wq: the owners' deferred destroys and racing destroys, the watch
+ * @watch: waits for xcma's .remove to return, and takes the snapshot
+ * @removed: the snapshot is taken
+ * @removed0: xcma's count of removed devices before the removal
+ * @alive_at_remove: ids alive when .remove returned
+ * @t_remove: when the watch saw it return
+ */
+struct rm_run {
+	struct kunit *test;
+	const struct rm_state *st;
+	struct xcma_ops fake;
+	const struct xcma_ops *old_ops;
+	spinlock_t lock; /* see above */
+	struct rm_rec log[RM_LOG];
+	int nlog;
+	wait_queue_head_t wq;
+	struct rm_slot slot[RM_SLOTS];
+	int nslots;
+	struct rm_owner owner[RM_NR_BEH];
+	struct rm_owner *parking;
+	struct rm_owner *plugging;
+	bool park_req;
+	int phase;
+	int nheld;
+	atomic_t gid_puts;
+	atomic_t late_dev_ops;
+	atomic_t extra_conns;
+	struct workqueue_struct *owner_wq;
+	struct work_struct watch;
+	struct completion removed;
+	unsigned int removed0;
+	unsigned int alive_at_remove;
+	ktime_t t_remove;
+};
+
+/* the row that runs now, for the fakes (rows run one at a time) */
+static struct rm_run *rm_cur;
+
+static void rm_log(struct rm_run *r, enum rm_kind kind, int slot, int event,
+		   int ret)
+{
+	spin_lock(&r->lock);
+	if (r->nlog < RM_LOG)
+		r->log[r->nlog++] = (struct rm_rec){ kind, slot, event, !!ret };
+	spin_unlock(&r->lock);
+}
+
+/* ---- fakes in the ops layer ---- */
+
+/* a device op: counted per id while armed, an error after the removal */
+static void rm_dev_op(struct rm_run *r, struct ib_cm_id *cm_id)
+{
+	int i, phase = READ_ONCE(r->phase);
+
+	if (phase == RM_REMOVED) {
+		atomic_inc(&r->late_dev_ops);
+		return;
+	}
+	if (phase != RM_ARMED)
+		return;
+	if (!cm_id) {
+		atomic_inc(&r->gid_puts);
+		return;
+	}
+	for (i = 0; i < r->nslots; i++) {
+		if (r->slot[i].cm_id == cm_id)
+			atomic_inc(&r->slot[i].cm_released);
+		if (r->slot[i].listen_cm_id == cm_id)
+			atomic_inc(&r->slot[i].listen_released);
+	}
+}
+
+static void rm_put_gid_attr(const struct ib_gid_attr *attr)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+
+	if (r)
+		rm_dev_op(r, NULL);
+	xcma_kernel_ops.put_gid_attr(attr);
+}
+
+static void rm_destroy_cm_id(struct ib_cm_id *cm_id)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+
+	if (r)
+		rm_dev_op(r, cm_id);
+	xcma_kernel_ops.destroy_cm_id(cm_id);
+}
+
+static int rm_resolve_ip(struct sockaddr *src, const struct sockaddr *dst,
+			 struct rdma_dev_addr *addr, unsigned long timeout_ms,
+			 xcma_resolve_cb cb, bool by_gid_attr, void *context)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+	struct rm_owner *o = r ? r->parking : NULL;
+
+	if (!o)
+		return xcma_kernel_ops.resolve_ip(src, dst, addr, timeout_ms,
+						  cb, by_gid_attr, context);
+	/* parked: it completes only if the owner lets it (rm_kick) */
+	spin_lock(&r->lock);
+	o->aq.cb = cb;
+	o->aq.context = context;
+	o->aq.addr = addr;
+	memcpy(&o->aq.src, src, sizeof(struct sockaddr_in));
+	o->aq.qstate = RM_Q_PARKED;
+	spin_unlock(&r->lock);
+	return 0;
+}
+
+/* as rdma_addr_cancel(): once it returns, the callback is not running */
+static void rm_addr_cancel(struct rdma_dev_addr *addr)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+	struct rm_owner *o = NULL;
+	bool running;
+	int i;
+
+	for (i = 0; r && i < RM_NR_BEH; i++)
+		if (r->owner[i].aq.addr == addr)
+			o = &r->owner[i];
+	if (!o) {
+		xcma_kernel_ops.addr_cancel(addr);
+		return;
+	}
+	spin_lock(&r->lock);
+	o->aq.cancels++;
+	running = o->aq.qstate == RM_Q_RUNNING;
+	if (o->aq.qstate == RM_Q_PARKED)
+		o->aq.qstate = RM_Q_CANCELLED;
+	spin_unlock(&r->lock);
+	if (running)
+		flush_work(&o->aq.work);
+}
+
+/* the parked query completes: what ib_addr's work would call */
+static void rm_aq_complete(struct work_struct *work)
+{
+	struct rm_owner *o = container_of(work, struct rm_owner, aq.work);
+
+	o->aq.cb(0, (struct sockaddr *)&o->aq.src, o->aq.addr, o->aq.context);
+	spin_lock(&o->run->lock);
+	o->aq.qstate = RM_Q_DONE;
+	spin_unlock(&o->run->lock);
+}
+
+static int rm_send_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+
+	if (r && r->park_req)
+		return 0; /* on the wire, never answered */
+	return xcma_kernel_ops.send_req(cm_id, p);
+}
+
+static bool rm_queue_route(struct work_struct *work)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+
+	if (r && r->plugging)
+		return queue_work(r->plugging->plug_wq, work);
+	return xcma_kernel_ops.queue_route(work);
+}
+
+static void rm_plug(struct work_struct *work)
+{
+	struct rm_owner *o = container_of(work, struct rm_owner, plug);
+
+	wait_for_completion(&o->unplug);
+}
+
+/* let the owner's parked operation complete, now */
+static void rm_kick(struct rm_owner *o)
+{
+	bool run = false;
+
+	spin_lock(&o->run->lock);
+	if (o->aq.qstate == RM_Q_PARKED) {
+		o->aq.qstate = RM_Q_RUNNING;
+		run = true;
+	}
+	spin_unlock(&o->run->lock);
+	if (run)
+		queue_work(system_unbound_wq, &o->aq.work);
+	if (o->plug_wq)
+		complete_all(&o->unplug);
+}
+
+/* ---- the owner: callback, QPs, destroy ---- */
+
+static int rm_make_qp(struct rm_slot *s, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr = {
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	int ret;
+
+	pd = ib_alloc_pd(id->device, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	cq = ib_alloc_cq(id->device, NULL, 4, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq)) {
+		ib_dealloc_pd(pd);
+		return PTR_ERR(cq);
+	}
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	ret = rdma_create_qp(id, pd, &attr);
+	if (ret) {
+		ib_free_cq(cq);
+		ib_dealloc_pd(pd);
+		return ret;
+	}
+	s->cq = cq;
+	s->pd = pd;
+	return 0;
+}
+
+/* what the owner lets go of before the id: the device's resources */
+static void rm_free_qp(struct rm_slot *s)
+{
+	struct ib_pd *pd = xchg(&s->pd, NULL);
+
+	if (!pd)
+		return;
+	rdma_destroy_qp(s->id);
+	ib_free_cq(s->cq);
+	ib_dealloc_pd(pd);
+}
+
+static void rm_destroy(struct rm_slot *s)
+{
+	struct rm_run *r = s->run;
+
+	WRITE_ONCE(s->destroying, true);
+	rm_free_qp(s);
+	rm_log(r, RM_DESTROY_CALL, s->idx, 0, 0);
+	rdma_destroy_id(s->id);
+	/* G2: no callback may still be running */
+	rm_log(r, RM_DESTROY_RET, s->idx, 0, atomic_read(&s->in_cb));
+}
+
+/* "defer": the owner gets to it a little later, from its own thread */
+static void rm_deferred_destroy(struct work_struct *work)
+{
+	struct rm_slot *s = container_of(work, struct rm_slot, work);
+
+	msleep(50);
+	rm_destroy(s);
+}
+
+/*
+ * "race": destroy as soon as the removal has started; "race_callback":
+ * while the target's DEVICE_REMOVAL callback runs (if it holds no device,
+ * there is none: as soon as the removal has started)
+ */
+static void rm_racer(struct work_struct *work)
+{
+	struct rm_owner *o = container_of(work, struct rm_owner, racer);
+	unsigned long end = jiffies + msecs_to_jiffies(RM_WAIT_MS);
+	unsigned int holders;
+	int st;
+
+	if (o->beh == RM_RACE_CB && o->run->st->on_device) {
+		if (!wait_for_completion_timeout(&o->go,
+						 msecs_to_jiffies(RM_WAIT_MS)))
+			pr_warn("xcma_removal: no DEVICE_REMOVAL to race\n");
+	} else {
+		/* xcma forgets the device when its .remove starts */
+		while (xcma_device_query(RM_DEV, &st, &holders) == 0 &&
+		       time_before(jiffies, end))
+			usleep_range(100, 200);
+	}
+	rm_kick(o);
+	rm_destroy(o->target);
+}
+
+static int rm_on_removal(struct rm_slot *s)
+{
+	switch (s->on) {
+	case RM_ON_NOTHING:
+		break;
+	case RM_ON_DEFER:
+		if (s == s->owner->target)
+			rm_kick(s->owner);
+		queue_work(s->run->owner_wq, &s->work);
+		break;
+	case RM_ON_RETURN:
+		WRITE_ONCE(s->destroying, true);
+		rm_free_qp(s);
+		return 1;
+	case RM_ON_SIGNAL:
+		complete(&s->owner->go);
+		fallthrough;
+	case RM_ON_SLOW:
+		msleep(20);
+		break;
+	case RM_ON_VICTIM:
+		rm_destroy(s->victim);
+		WRITE_ONCE(s->destroying, true);
+		return 1;
+	}
+	return 0;
+}
+
+static int rm_on_request(struct rm_slot *s, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	int ret = 0;
+
+	switch (s->req) {
+	case RM_REQ_KEEP:
+		return 0;
+	case RM_REQ_ACCEPT:
+		ret = rm_make_qp(s, id);
+		if (!ret)
+			ret = rdma_accept(id, &param);
+		break;
+	case RM_REQ_REJECT:
+		ret = rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		WRITE_ONCE(s->destroying, true);
+		if (ret && !s->err)
+			s->err = ret;
+		return 1;
+	}
+	if (ret && !s->err)
+		s->err = ret;
+	return 0;
+}
+
+static int rm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rm_slot *s = id->context;
+	struct rm_run *r = s->run;
+	int ret = 0, n;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		/* a new conn id, with its listener's context: give it its own */
+		if (!s->conn || s->conn->id) {
+			atomic_inc(&r->extra_conns);
+			return 1;
+		}
+		s = s->conn;
+		s->id = id;
+		id->context = s;
+	}
+	if (atomic_inc_return(&s->in_cb) != 1)
+		atomic_inc(&s->overlaps);
+	rm_log(r, RM_CB_START, s->idx, ev->event, 0);
+	n = atomic_read(&s->nev);
+	if (n < RM_MAX_EV)
+		s->status[n] = ev->status;
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		ret = rm_on_request(s, id);
+	else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		ret = rm_on_removal(s);
+	rm_log(r, RM_CB_END, s->idx, ev->event, ret);
+	atomic_dec(&s->in_cb);
+	atomic_inc(&s->nev);
+	wake_up_all(&r->wq);
+	return ret;
+}
+
+/* ---- setting a row up ---- */
+
+static void rm_addr(struct sockaddr_storage *ss, const char *ip, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	if (ip)
+		sin->sin_addr.s_addr = in_aton(ip);
+}
+
+static unsigned int rm_state_of(struct rdma_cm_id *id)
+{
+	return xcma_fsm_id_state(&xcma_id_of(id)->life.fsm);
+}
+
+/* a slot; its id comes from rm_create() or from a CONNECT_REQUEST */
+static struct rm_slot *rm_slot_new(struct rm_owner *o, const char *name,
+				   enum rm_on on)
+{
+	struct rm_run *r = o->run;
+	struct rm_slot *s;
+
+	KUNIT_ASSERT_LT(r->test, r->nslots, RM_SLOTS);
+	s = &r->slot[r->nslots];
+	s->run = r;
+	s->owner = o;
+	s->idx = r->nslots++;
+	s->name = name;
+	s->on = on;
+	s->opt[0] = -1;
+	s->opt[1] = -1;
+	/* helpers are bound to rxe0 and go with it */
+	s->dr_min = 1;
+	s->dr_max = 1;
+	s->loose = true;
+	INIT_WORK(&s->work, rm_deferred_destroy);
+	return s;
+}
+
+static struct rm_slot *rm_create(struct rm_owner *o, const char *name,
+				 enum rm_on on)
+{
+	struct rm_slot *s = rm_slot_new(o, name, on);
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, rm_handler, s, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(o->run->test, IS_ERR(id));
+	s->id = id;
+	return s;
+}
+
+static void rm_expect(struct rm_slot *s, const int *want, int nwant,
+		      int dr)
+{
+	s->want = want;
+	s->nwant = nwant;
+	s->dr_min = dr;
+	s->dr_max = dr;
+	s->loose = false;
+}
+
+static bool rm_wait(struct rm_slot *s, int count)
+{
+	return wait_event_timeout(s->run->wq, atomic_read(&s->nev) >= count,
+				  msecs_to_jiffies(RM_WAIT_MS)) > 0;
+}
+
+static void rm_bind(struct rm_slot *s, const char *ip, u16 port)
+{
+	struct sockaddr_storage ss;
+
+	rm_addr(&ss, ip, port);
+	KUNIT_ASSERT_EQ(s->run->test,
+			rdma_bind_addr(s->id, (struct sockaddr *)&ss), 0);
+}
+
+static void rm_listen(struct rm_slot *s, const char *ip)
+{
+	rm_bind(s, ip, s->owner->port);
+	KUNIT_ASSERT_EQ(s->run->test, rdma_listen(s->id, 8), 0);
+}
+
+static void rm_resolve_addr(struct rm_slot *s, const char *src_ip)
+{
+	struct kunit *test = s->run->test;
+	struct sockaddr_storage src, dst;
+	int n = atomic_read(&s->nev);
+
+	rm_addr(&src, src_ip, 0);
+	rm_addr(&dst, RM_IP, s->owner->port);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(s->id, src_ip ?
+				(struct sockaddr *)&src : NULL,
+				(struct sockaddr *)&dst, 2000), 0);
+	if (s->run->parking)
+		return;
+	KUNIT_ASSERT_TRUE(test, rm_wait(s, n + 1));
+	KUNIT_ASSERT_EQ_MSG(test, s->status[n], 0, "%s: address", s->name);
+}
+
+static void rm_resolve(struct rm_slot *s)
+{
+	int n;
+
+	rm_resolve_addr(s, NULL);
+	n = atomic_read(&s->nev);
+	KUNIT_ASSERT_EQ(s->run->test, rdma_resolve_route(s->id, 2000), 0);
+	if (s->run->plugging)
+		return;
+	KUNIT_ASSERT_TRUE(s->run->test, rm_wait(s, n + 1));
+}
+
+static void rm_connect(struct rm_slot *s, bool qp)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+
+	if (qp)
+		KUNIT_ASSERT_EQ(s->run->test, rm_make_qp(s, s->id), 0);
+	KUNIT_ASSERT_EQ(s->run->test, rdma_connect(s->id, &param), 0);
+}
+
+static const int ev_ar[] = { RDMA_CM_EVENT_ADDR_RESOLVED };
+static const int ev_route[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+				RDMA_CM_EVENT_ROUTE_RESOLVED };
+static const int ev_est[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+			      RDMA_CM_EVENT_ROUTE_RESOLVED,
+			      RDMA_CM_EVENT_ESTABLISHED };
+static const int ev_disc[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+			       RDMA_CM_EVENT_ROUTE_RESOLVED,
+			       RDMA_CM_EVENT_ESTABLISHED,
+			       RDMA_CM_EVENT_DISCONNECTED };
+static const int ev_rej[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+			      RDMA_CM_EVENT_ROUTE_RESOLVED,
+			      RDMA_CM_EVENT_REJECTED };
+static const int ev_cr[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
+static const int ev_cr_est[] = { RDMA_CM_EVENT_CONNECT_REQUEST,
+				 RDMA_CM_EVENT_ESTABLISHED };
+
+/* what the owner's target does with DEVICE_REMOVAL */
+static enum rm_on rm_target_on(struct rm_owner *o)
+{
+	static const enum rm_on on[RM_NR_BEH] = {
+		[RM_DEFER] = RM_ON_DEFER, [RM_RETURN] = RM_ON_RETURN,
+		[RM_RACE] = RM_ON_SLOW, [RM_RACE_CB] = RM_ON_SIGNAL,
+		[RM_OTHER] = RM_ON_NOTHING,
+	};
+
+	return on[o->beh];
+}
+
+static struct rm_slot *rm_target(struct rm_owner *o)
+{
+	o->target = rm_create(o, "target", rm_target_on(o));
+	return o->target;
+}
+
+/* a wildcard listener helper: no event, still LISTEN afterwards */
+static struct rm_slot *rm_wild_listener(struct rm_owner *o)
+{
+	struct rm_slot *s = rm_create(o, "listener", RM_ON_RETURN);
+
+	rm_listen(s, NULL);
+	rm_expect(s, NULL, 0, 0);
+	s->hold = true;
+	return s;
+}
+
+static void setup_idle(struct rm_owner *o)
+{
+	rm_target(o);
+}
+
+static void setup_addr_bound(struct rm_owner *o)
+{
+	rm_bind(rm_target(o), RM_IP, 0);
+}
+
+/* the source is bound first, so the id holds rxe0 during the query */
+static void setup_addr_query(struct rm_owner *o)
+{
+	INIT_WORK(&o->aq.work, rm_aq_complete);
+	rm_target(o);
+	o->run->parking = o;
+	rm_resolve_addr(o->target, RM_IP);
+	o->run->parking = NULL;
+	KUNIT_ASSERT_EQ(o->run->test, o->aq.qstate, RM_Q_PARKED);
+}
+
+static void setup_addr_resolved(struct rm_owner *o)
+{
+	rm_resolve_addr(rm_target(o), NULL);
+}
+
+static void setup_route_query(struct rm_owner *o)
+{
+	o->plug_wq = alloc_ordered_workqueue("xcma_rm_plug", 0);
+	KUNIT_ASSERT_NOT_NULL(o->run->test, o->plug_wq);
+	queue_work(o->plug_wq, &o->plug);
+	rm_target(o);
+	o->run->plugging = o;
+	rm_resolve(o->target);
+	o->run->plugging = NULL;
+}
+
+static void setup_route_resolved(struct rm_owner *o)
+{
+	rm_resolve(rm_target(o));
+}
+
+/* the REQ is "sent" (a real ib_cm id) and never answered */
+static void setup_connect_client(struct rm_owner *o)
+{
+	setup_route_resolved(o);
+	o->run->park_req = true;
+	rm_connect(o->target, false);
+}
+
+/*
+ * A wildcard listener keeps the REQ of a client (a helper) without
+ * answering: the conn id it creates is the target. The client is on rxe0
+ * before the target, so removal reaches it first, and the destruction of
+ * its ib_cm id may send the target a REJ before removal gets there: the
+ * target may see REJECTED first (a peer event).
+ */
+static void setup_connect_child(struct rm_owner *o)
+{
+	struct rm_slot *l = rm_wild_listener(o);
+	struct rm_slot *cli;
+
+	o->target = rm_slot_new(o, "target", rm_target_on(o));
+	o->target->req = RM_REQ_KEEP;
+	l->conn = o->target;
+	cli = rm_create(o, "client", RM_ON_RETURN);
+	cli->want = ev_route;
+	cli->nwant = ARRAY_SIZE(ev_route);
+	rm_resolve(cli);
+	/* a QP of its own: ib_cm takes a second REQ from QPN 0 for stale */
+	rm_connect(cli, true);
+	KUNIT_ASSERT_TRUE(o->run->test, rm_wait(o->target, 1));
+}
+
+/*
+ * A client (the target) connected, with a QP, to a conn id of a wildcard
+ * listener (helpers). The target is on rxe0 before the conn id: removal
+ * reaches it first, and whatever the conn id's end does afterwards
+ * cannot reach it any more.
+ */
+static struct rm_slot *setup_pair(struct rm_owner *o)
+{
+	struct rm_slot *l = rm_wild_listener(o);
+	struct kunit *test = o->run->test;
+	struct rm_slot *srv;
+
+	srv = rm_slot_new(o, "server", RM_ON_RETURN);
+	srv->req = RM_REQ_ACCEPT;
+	srv->want = ev_cr_est;
+	srv->nwant = ARRAY_SIZE(ev_cr_est);
+	l->conn = srv;
+	rm_resolve(rm_target(o));
+	rm_connect(o->target, true);
+	KUNIT_ASSERT_TRUE(test, rm_wait(o->target, 3));
+	KUNIT_ASSERT_TRUE(test, rm_wait(srv, 2));
+	KUNIT_ASSERT_EQ(test, srv->err, 0);
+	KUNIT_ASSERT_EQ(test, o->target->status[2], 0);
+	return srv;
+}
+
+static void setup_established(struct rm_owner *o)
+{
+	setup_pair(o);
+}
+
+/*
+ * The server end disconnects; the target got DISCONNECTED and does not
+ * answer: nothing more is pending for it (its ib_cm id waits in
+ * DREQ_RCVD), so its events stay exact.
+ */
+static void setup_disconnect(struct rm_owner *o)
+{
+	struct rm_slot *srv = setup_pair(o);
+
+	KUNIT_ASSERT_EQ(o->run->test, rdma_disconnect(srv->id), 0);
+	KUNIT_ASSERT_TRUE(o->run->test, rm_wait(o->target, 4));
+}
+
+static void setup_listen_device(struct rm_owner *o)
+{
+	rm_listen(rm_target(o), RM_IP);
+}
+
+static void setup_listen_wildcard(struct rm_owner *o)
+{
+	rm_listen(rm_target(o), NULL);
+}
+
+/*
+ * The rows. Per owner, the target gets one DEVICE_REMOVAL when it holds
+ * rxe0 with "defer", "return" and "race_callback", none with "other"
+ * (destroyed first), none or one with "race", whichever wins; an id that
+ * holds no device hears nothing, whatever its owner would do.
+ */
+static const struct rm_state rm_states[] = {
+	/*
+	 * No device: the degenerate row. No DEVICE_REMOVAL, so "defer" and
+	 * "return" are never asked: the id survives, still IDLE; the races
+	 * and "other" destroy it while the removal runs.
+	 */
+	{ "idle", setup_idle, XCMA_FSM_IDLE, false, NULL, 0, -1, -1, false },
+	{ "addr_bound", setup_addr_bound, XCMA_FSM_ADDR_BOUND, true, NULL, 0,
+	  -1, -1, false },
+	/*
+	 * A parked address query: cancelled exactly once, by whoever wins
+	 * (the remover with the state from before DEVICE_REMOVAL, or the
+	 * destroy); with "defer" and "race_callback" its completion runs
+	 * during the removal and must be waited for and dropped; with
+	 * "race" it may get in first (ADDR_RESOLVED), and then there is
+	 * nothing left to cancel.
+	 */
+	{ "addr_query", setup_addr_query, XCMA_FSM_ADDR_QUERY, true, NULL, 0,
+	  RDMA_CM_EVENT_ADDR_RESOLVED, -1, false },
+	{ "addr_resolved", setup_addr_resolved, XCMA_FSM_ADDR_RESOLVED, true,
+	  ev_ar, ARRAY_SIZE(ev_ar), -1, -1, false },
+	/*
+	 * The route work queued behind a plug: cancelled (a work item that
+	 * never ran gives its reference back: without the cancel, the
+	 * destroy would wait for ever); with "defer" and "race_callback"
+	 * the plug goes during the removal, the running work must be waited
+	 * for and dropped; with "race" ROUTE_RESOLVED may get in first.
+	 */
+	{ "route_query", setup_route_query, XCMA_FSM_ROUTE_QUERY, true, ev_ar,
+	  ARRAY_SIZE(ev_ar), RDMA_CM_EVENT_ROUTE_RESOLVED, -1, false },
+	{ "route_resolved", setup_route_resolved, XCMA_FSM_ROUTE_RESOLVED,
+	  true, ev_route, ARRAY_SIZE(ev_route), -1, -1, false },
+	/* a client's REQ on the wire: its ib_cm id goes with the device */
+	{ "connect_client", setup_connect_client, XCMA_FSM_CONNECT, true,
+	  ev_route, ARRAY_SIZE(ev_route), -1, -1, false },
+	{ "connect_listener_child", setup_connect_child, XCMA_FSM_CONNECT,
+	  true, ev_cr, ARRAY_SIZE(ev_cr), -1, RDMA_CM_EVENT_REJECTED, false },
+	/* ESTABLISHED is CONNECT for the state machine, as in-tree */
+	{ "established", setup_established, XCMA_FSM_CONNECT, true, ev_est,
+	  ARRAY_SIZE(ev_est), -1, -1, false },
+	{ "disconnect", setup_disconnect, XCMA_FSM_DISCONNECT, true, ev_disc,
+	  ARRAY_SIZE(ev_disc), -1, -1, false },
+	{ "listen_device", setup_listen_device, XCMA_FSM_LISTEN, true, NULL, 0,
+	  -1, -1, false },
+	/*
+	 * The wildcard listener itself holds no device: only its per-device
+	 * child goes, quietly (G7). It hears nothing, whatever the owner
+	 * would do; with "defer" and "return" it survives and takes a REQ
+	 * on the re-added rxe0; the races and "other" destroy it while its
+	 * child is being removed.
+	 */
+	{ "listen_wildcard", setup_listen_wildcard, XCMA_FSM_LISTEN, false,
+	  NULL, 0, -1, -1, true },
+};
+
+static void rm_state_desc(const struct rm_state *st, char *desc)
+{
+	strscpy(desc, st->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rm_state, rm_states, rm_state_desc);
+
+/* ---- running a row ---- */
+
+static bool rm_device_present(void)
+{
+	unsigned int holders;
+	int st;
+
+	return xcma_device_query(RM_DEV, &st, &holders) == 0;
+}
+
+static int rm_probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	return 0;
+}
+
+/* rxe0 is there and its GIDs are: an id can bind to its address */
+static void rm_wait_ready(struct kunit *test)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *probe;
+	int i, ret = -ENODEV;
+
+	probe = rdma_create_id(&init_net, rm_probe_handler, NULL, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(probe));
+	rm_addr(&ss, RM_IP, 0);
+	for (i = 0; i < 100 && ret; i++) {
+		ret = rdma_bind_addr(probe, (struct sockaddr *)&ss);
+		if (ret)
+			msleep(50);
+	}
+	rdma_destroy_id(probe);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, RM_DEV " not usable");
+}
+
+static void rm_hold(struct rm_run *r, bool get)
+{
+	int i;
+
+	for (i = 0; i < r->nslots; i++) {
+		struct rm_slot *s = &r->slot[i];
+
+		if (!s->hold || !s->id)
+			continue;
+		if (get) {
+			xcma_fsm_id_get(&xcma_id_of(s->id)->life.fsm);
+			r->nheld++;
+		} else if (r->nheld) {
+			xcma_fsm_id_put(&xcma_id_of(s->id)->life.fsm);
+		}
+	}
+	if (!get)
+		r->nheld = 0;
+}
+
+/* the device an id holds, per the library (NULL: released) */
+static void *rm_holds(struct rm_slot *s)
+{
+	void *dev;
+
+	mutex_lock(&xcma_life.lock);
+	dev = xcma_id_of(s->id)->life.fsm.dev;
+	mutex_unlock(&xcma_life.lock);
+	return dev;
+}
+
+/*
+ * G5 is about the moment xcma's .remove returns, well before the link
+ * delete does: take the snapshot then. Whatever of the device is let go
+ * after it counts as late (the phase is the fakes' clock).
+ */
+static void rm_watch(struct work_struct *work)
+{
+	struct rm_run *r = container_of(work, struct rm_run, watch);
+	unsigned long end = jiffies + msecs_to_jiffies(6 * RM_WAIT_MS);
+	struct xcma_device_counters c;
+	int i;
+
+	for (;;) {
+		xcma_device_get_counters(&c);
+		if (c.removed != r->removed0 || !time_before(jiffies, end))
+			break;
+		usleep_range(50, 100);
+	}
+	WRITE_ONCE(r->phase, RM_REMOVED);
+	r->t_remove = ktime_get();
+	rm_log(r, RM_REMOVE_RET, -1, 0, 0);
+	r->alive_at_remove = xcma_id_live();
+	for (i = 0; i < r->nslots; i++)
+		if (r->slot[i].hold && r->slot[i].id)
+			r->slot[i].dev_at_remove = rm_holds(&r->slot[i]);
+	complete(&r->removed);
+}
+
+/* what of the device each id holds before the removal; then armed */
+static int rm_arm(struct rm_run *r)
+{
+	int i, attrs = 0;
+
+	mutex_lock(&xcma_life.lock);
+	for (i = 0; i < r->nslots; i++) {
+		struct rm_slot *s = &r->slot[i];
+		struct xcma_fsm_id *child;
+		struct xcma_id *xid;
+
+		if (!s->id)
+			continue;
+		xid = xcma_id_of(s->id);
+		s->cm_id = xid->cm_id;
+		s->listen_cm_id = xid->listen_cm_id;
+		if (xid->id.route.addr.dev_addr.sgid_attr)
+			attrs++;
+		if (xid->life.fsm.children.next == &xid->life.fsm.children)
+			continue;
+		/* a wildcard listener: its child on rxe0 listens for it */
+		child = container_of(xid->life.fsm.children.next,
+				     struct xcma_fsm_id, child_item);
+		s->listen_cm_id =
+			xcma_id_of_life(xcma_life_id_of(child))->listen_cm_id;
+	}
+	mutex_unlock(&xcma_life.lock);
+	WRITE_ONCE(r->phase, RM_ARMED);
+	return attrs;
+}
+
+static void rm_cleanup(void *data)
+{
+	struct rm_run *r = data;
+	int i;
+
+	for (i = 0; i < RM_NR_BEH; i++)
+		complete_all(&r->owner[i].unplug);
+	rm_hold(r, false);
+	flush_workqueue(r->owner_wq);
+	for (i = 0; i < RM_NR_BEH; i++)
+		if (r->owner[i].aq.work.func)
+			flush_work(&r->owner[i].aq.work);
+	/* a row that stopped half-way: what is left of it */
+	for (i = 0; i < r->nslots; i++) {
+		struct rm_slot *s = &r->slot[i];
+
+		if (s->id && !s->destroying)
+			rm_destroy(s);
+	}
+	for (i = 0; i < RM_NR_BEH; i++)
+		if (r->owner[i].plug_wq)
+			destroy_workqueue(r->owner[i].plug_wq);
+	destroy_workqueue(r->owner_wq);
+	xcma_ops_set(r->old_ops);
+	WRITE_ONCE(rm_cur, NULL);
+	if (!rm_device_present())
+		xcma_kunit_run(r->test, RM_ADD);
+}
+
+static struct rm_run *rm_run_new(struct kunit *test, const struct rm_state *st,
+				 u16 port)
+{
+	struct rm_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->test = test;
+	r->st = st;
+	spin_lock_init(&r->lock);
+	init_waitqueue_head(&r->wq);
+	for (i = 0; i < RM_NR_BEH; i++) {
+		struct rm_owner *o = &r->owner[i];
+
+		o->run = r;
+		o->beh = i;
+		o->port = port + 2 * i;
+		init_completion(&o->unplug);
+		init_completion(&o->go);
+		INIT_WORK(&o->plug, rm_plug);
+		INIT_WORK(&o->racer, rm_racer);
+	}
+	INIT_WORK(&r->watch, rm_watch);
+	init_completion(&r->removed);
+	r->owner_wq = alloc_workqueue("xcma_rm_owner", WQ_UNBOUND, 0);
+	KUNIT_ASSERT_NOT_NULL(test, r->owner_wq);
+	r->fake = xcma_kernel_ops;
+	r->fake.put_gid_attr = rm_put_gid_attr;
+	r->fake.destroy_cm_id = rm_destroy_cm_id;
+	r->fake.resolve_ip = rm_resolve_ip;
+	r->fake.addr_cancel = rm_addr_cancel;
+	r->fake.send_req = rm_send_req;
+	r->fake.queue_route = rm_queue_route;
+	WRITE_ONCE(rm_cur, r);
+	r->old_ops = xcma_ops_set(&r->fake);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rm_cleanup, r), 0);
+	return r;
+}
+
+/* G1-G4 for one id, from the log */
+static void rm_check_slot(struct kunit *test, struct rm_slot *s)
+{
+	const char *who = rm_beh_names[s->owner->beh];
+	int ev[RM_MAX_EV], n = 0, i, dr = 0, opt[2] = { 0, 0 };
+	int g1 = 0, g2 = 0, g4 = 0;
+	bool in_cb = false, over = false, after_dr = false;
+	struct rm_run *r = s->run;
+
+	for (i = 0; i < r->nlog; i++) {
+		const struct rm_rec *l = &r->log[i];
+
+		if (l->slot != s->idx)
+			continue;
+		switch (l->kind) {
+		case RM_CB_START:
+			g1 += in_cb;
+			g2 += over;
+			g4 += after_dr;
+			in_cb = true;
+			if (n < RM_MAX_EV)
+				ev[n++] = l->event;
+			if (l->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+				dr++;
+				after_dr = true;
+			}
+			break;
+		case RM_CB_END:
+			g1 += !in_cb;
+			in_cb = false;
+			over |= l->ret;
+			break;
+		case RM_DESTROY_RET:
+			g2 += in_cb || l->ret;
+			over = true;
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, g1 + atomic_read(&s->overlaps), 0,
+			    "%s/%s: G1: callbacks overlapped", who, s->name);
+	KUNIT_EXPECT_EQ_MSG(test, g2, 0,
+			    "%s/%s: G2/G3: callback after destroy or non-zero return",
+			    who, s->name);
+	KUNIT_EXPECT_EQ_MSG(test, g4, 0,
+			    "%s/%s: G4: event after DEVICE_REMOVAL", who,
+			    s->name);
+	KUNIT_EXPECT_TRUE_MSG(test, dr >= s->dr_min && dr <= s->dr_max,
+			      "%s/%s: G4: %d DEVICE_REMOVAL, want %d..%d",
+			      who, s->name, dr, s->dr_min, s->dr_max);
+	KUNIT_EXPECT_GE_MSG(test, n, s->nwant, "%s/%s: %d events", who,
+			    s->name, n);
+	for (i = 0; i < min(n, s->nwant); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ev[i], s->want[i],
+				    "%s/%s: event %d: %s", who, s->name, i,
+				    rdma_event_msg(ev[i]));
+	for (i = s->nwant; i < n; i++) {
+		if (ev[i] == RDMA_CM_EVENT_DEVICE_REMOVAL || s->loose)
+			continue;
+		if (ev[i] == s->opt[0] && !opt[0]++)
+			continue;
+		if (ev[i] == s->opt[1] && !opt[1]++)
+			continue;
+		KUNIT_FAIL(test, "%s/%s: unexpected event %d: %s", who,
+			   s->name, i, rdma_event_msg(ev[i]));
+	}
+}
+
+static int rm_count(struct rm_slot *s, int event)
+{
+	struct rm_run *r = s->run;
+	int i, n = 0;
+
+	for (i = 0; i < r->nlog; i++)
+		n += r->log[i].slot == s->idx && r->log[i].kind == RM_CB_START &&
+		     r->log[i].event == event;
+	return n;
+}
+
+static int rm_find(struct rm_run *r, enum rm_kind kind, int slot)
+{
+	int i;
+
+	for (i = 0; i < r->nlog; i++)
+		if (r->log[i].kind == kind && r->log[i].slot == slot)
+			return i;
+	return RM_LOG;
+}
+
+/* G5 at the moment xcma's .remove returned */
+static void rm_check_released(struct kunit *test, struct rm_run *r, int attrs)
+{
+	int i;
+
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->gid_puts), attrs,
+			    "G5: GID attributes let go before .remove returned");
+	for (i = 0; i < r->nslots; i++) {
+		struct rm_slot *s = &r->slot[i];
+		const char *who = rm_beh_names[s->owner->beh];
+
+		if (s->cm_id)
+			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->cm_released), 1,
+					    "G5: %s/%s: ib_cm id", who, s->name);
+		if (s->listen_cm_id)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    atomic_read(&s->listen_released), 1,
+					    "G5: %s/%s: ib_cm listen", who,
+					    s->name);
+		if (s->hold && s->id)
+			KUNIT_EXPECT_NULL_MSG(test, s->dev_at_remove,
+					      "G5: %s/%s still held " RM_DEV,
+					      who, s->name);
+	}
+}
+
+/* what is expected of an owner's target */
+static void rm_expect_target(struct rm_owner *o)
+{
+	const struct rm_state *st = o->run->st;
+	struct rm_slot *t = o->target;
+
+	rm_expect(t, st->want, st->nwant, 0);
+	t->opt[0] = o->beh == RM_RACE ? st->late_event : -1;
+	t->opt[1] = st->peer_event;
+	t->dr_min = st->on_device && o->beh != RM_RACE && o->beh != RM_OTHER;
+	t->dr_max = st->on_device && o->beh != RM_OTHER;
+	/* destroyed outside the remover: by its owner, or by the test */
+	t->hold = o->beh != RM_OTHER &&
+		  (o->beh != RM_RETURN || !st->on_device);
+	if (o->companion)
+		o->companion->victim = t;
+}
+
+/* what only the target of one owner tells, once the removal is over */
+static void rm_check_owner(struct kunit *test, struct rm_owner *o)
+{
+	const struct rm_state *st = o->run->st;
+	const char *who = rm_beh_names[o->beh];
+	struct rm_run *r = o->run;
+	struct rm_slot *t = o->target;
+
+	if (o->beh == RM_DEFER && st->on_device)
+		KUNIT_EXPECT_LT_MSG(test, rm_find(r, RM_DESTROY_CALL, t->idx),
+				    rm_find(r, RM_REMOVE_RET, -1),
+				    "G5: %s: .remove returned before the owner destroyed",
+				    who);
+	if (st->late_event == RDMA_CM_EVENT_ADDR_RESOLVED) {
+		/* cancelled exactly once, unless it completed first */
+		KUNIT_EXPECT_EQ_MSG(test, o->aq.cancels +
+				    rm_count(t, st->late_event), 1,
+				    "%s: address query cancelled %d times", who,
+				    o->aq.cancels);
+		/* the completion ran during the removal, and was dropped */
+		if (o->beh == RM_DEFER || o->beh == RM_RACE_CB)
+			KUNIT_EXPECT_EQ(test, o->aq.qstate, RM_Q_DONE);
+		if (o->beh == RM_RETURN || o->beh == RM_OTHER)
+			KUNIT_EXPECT_EQ(test, o->aq.qstate, RM_Q_CANCELLED);
+	}
+	if (o->beh == RM_RACE)
+		kunit_info(test, "race: %s",
+			   rm_count(t, RDMA_CM_EVENT_DEVICE_REMOVAL) ?
+			   "removal reached the target first" :
+			   "the destroy came first");
+}
+
+/* G7 after the re-add: a surviving wildcard listener takes a REQ */
+static void rm_reconnect(struct kunit *test, struct rm_owner *o)
+{
+	struct rm_slot *cli, *conn;
+
+	conn = rm_slot_new(o, "new conn", RM_ON_RETURN);
+	conn->req = RM_REQ_REJECT;
+	rm_expect(conn, ev_cr, ARRAY_SIZE(ev_cr), 0);
+	o->target->conn = conn;
+	cli = rm_create(o, "new client", RM_ON_RETURN);
+	rm_expect(cli, ev_rej, ARRAY_SIZE(ev_rej), 0);
+	rm_resolve(cli);
+	rm_connect(cli, true);
+	KUNIT_EXPECT_TRUE(test, rm_wait(cli, 3));
+	KUNIT_EXPECT_EQ(test, cli->status[2], IB_CM_REJ_CONSUMER_DEFINED);
+	rm_destroy(cli);
+	rm_check_slot(test, cli);
+	rm_check_slot(test, conn);
+}
+
+/*
+ * One row: the state's five owners set up side by side (the companion of
+ * "other" first of all, so that it is the first id on rxe0), one removal,
+ * the checks, the re-add.
+ */
+static void removal_row(struct kunit *test)
+{
+	const struct rm_state *st = test->param_value;
+	struct xcma_device_counters c0, c1, c2;
+	ktime_t t0 = ktime_get(), t1, t2;
+	unsigned int base, holders;
+	int attrs, ret, i, dstate;
+	struct rm_owner *o;
+	struct rm_run *r;
+
+	r = rm_run_new(test, st, RM_PORT_BASE + 16 * (st - rm_states));
+	rm_wait_ready(test);
+	base = xcma_id_live();
+	xcma_device_get_counters(&c0);
+
+	o = &r->owner[RM_OTHER];
+	o->companion = rm_create(o, "companion", RM_ON_VICTIM);
+	rm_expect(o->companion, NULL, 0, 1);
+	rm_bind(o->companion, RM_IP, 0);
+	for (i = 0; i < RM_NR_BEH; i++) {
+		o = &r->owner[i];
+		st->setup(o);
+		KUNIT_ASSERT_NOT_NULL(test, o->target->id);
+		KUNIT_ASSERT_EQ_MSG(test, rm_state_of(o->target->id),
+				    st->fsm_state, "%s: target in %s",
+				    rm_beh_names[i],
+				    xcma_fsm_state_name(rm_state_of(o->target->id)));
+		rm_expect_target(o);
+	}
+	rm_hold(r, true);
+	attrs = rm_arm(r);
+	r->removed0 = c0.removed;
+	queue_work(r->owner_wq, &r->watch);
+	queue_work(r->owner_wq, &r->owner[RM_RACE].racer);
+	queue_work(r->owner_wq, &r->owner[RM_RACE_CB].racer);
+
+	t1 = ktime_get();
+	rm_log(r, RM_DEL_CALL, -1, 0, 0);
+	ret = xcma_kunit_run(test, RM_DELETE);
+	rm_log(r, RM_DEL_RET, -1, 0, 0);
+	t2 = ktime_get();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	ret = wait_for_completion_timeout(&r->removed,
+					  msecs_to_jiffies(RM_WAIT_MS));
+	KUNIT_ASSERT_NE_MSG(test, ret, 0, "no .remove seen");
+	xcma_device_get_counters(&c1);
+	KUNIT_EXPECT_EQ(test, xcma_device_query(RM_DEV, &dstate, &holders),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, c1.removed, c0.removed + 1);
+	KUNIT_EXPECT_EQ(test, c1.live, c0.live - 1);
+	/* G5 and G3, as they were when .remove returned */
+	rm_check_released(test, r, attrs);
+	KUNIT_EXPECT_EQ_MSG(test, r->alive_at_remove, base + r->nheld,
+			    "G3/G8: ids alive when .remove returned");
+	/* G7: what holds no device is still as it was */
+	for (i = 0; i < r->nslots; i++) {
+		struct rm_slot *s = &r->slot[i];
+
+		if (s->hold && s->id && !READ_ONCE(s->destroying))
+			KUNIT_EXPECT_EQ_MSG(test, rm_state_of(s->id),
+					    s == s->owner->target ?
+					    st->fsm_state : XCMA_FSM_LISTEN,
+					    "%s/%s survives",
+					    rm_beh_names[s->owner->beh], s->name);
+	}
+
+	/* let the owners' destroys finish, then read the log */
+	rm_hold(r, false);
+	flush_workqueue(r->owner_wq);
+	for (i = 0; i < RM_NR_BEH; i++)
+		if (r->owner[i].aq.work.func)
+			flush_work(&r->owner[i].aq.work);
+	for (i = 0; i < r->nslots; i++)
+		rm_check_slot(test, &r->slot[i]);
+	for (i = 0; i < RM_NR_BEH; i++)
+		rm_check_owner(test, &r->owner[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->extra_conns), 0);
+
+	/* survivors the re-add does not need go now: nothing of rxe0 left */
+	for (i = 0; i < r->nslots; i++) {
+		struct rm_slot *s = &r->slot[i];
+
+		if (s->id && !s->destroying &&
+		    !(s == s->owner->target && st->wildcard))
+			rm_destroy(s);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&r->late_dev_ops), 0,
+			    "G5: the removed device was touched afterwards");
+
+	WRITE_ONCE(r->phase, RM_READDED);
+	KUNIT_ASSERT_EQ(test, xcma_kunit_run(test, RM_ADD), 0);
+	rm_wait_ready(test);
+	for (i = 0; i < RM_NR_BEH; i++) {
+		o = &r->owner[i];
+		if (st->wildcard && !o->target->destroying) {
+			rm_reconnect(test, o);
+			rm_destroy(o->target);
+		}
+	}
+	/* G8 */
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
+	xcma_device_get_counters(&c2);
+	KUNIT_EXPECT_EQ(test, c2.live, c0.live);
+	KUNIT_EXPECT_EQ(test, xcma_device_query(RM_DEV, &dstate, &holders), 0);
+	KUNIT_EXPECT_EQ(test, holders, 0U);
+	kunit_info(test, "removal: .remove %lld ms, link delete %lld ms; row %lld ms",
+		   ktime_ms_delta(r->t_remove, t1), ktime_ms_delta(t2, t1),
+		   ktime_ms_delta(ktime_get(), t0));
+}
+
+/*
+ * After all those removals and re-adds: a new client connects, with a
+ * QP, to a new listener, both ends are established, and they part.
+ */
+static void reconnect_after_readd(struct kunit *test)
+{
+	struct rm_run *r = rm_run_new(test, &rm_states[0], RM_PORT_BASE - 16);
+	struct rm_owner *o = &r->owner[RM_OTHER];
+	unsigned int base;
+	int i;
+
+	rm_wait_ready(test);
+	base = xcma_id_live();
+	setup_established(o);
+	KUNIT_EXPECT_EQ(test, rm_state_of(o->target->id), XCMA_FSM_CONNECT);
+	rm_expect(o->target, ev_est, ARRAY_SIZE(ev_est), 0);
+	/* the client first: its DREQ reaches the server end, a helper */
+	for (i = r->nslots - 1; i >= 0; i--) {
+		r->slot[i].dr_min = 0;
+		r->slot[i].dr_max = 0;
+		if (r->slot[i].id)
+			rm_destroy(&r->slot[i]);
+	}
+	for (i = 0; i < r->nslots; i++)
+		rm_check_slot(test, &r->slot[i]);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
+}
+
+static struct kunit_case removal_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(removal_row, rm_state_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_SLOW(reconnect_after_readd),
+	{}
+};
+
+static struct kunit_suite removal_suite = {
+	.name = "xcma_removal",
+	.test_cases = removal_cases,
+};
+
+kunit_test_suite(removal_suite);
