@@ -215,19 +215,25 @@ void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
  */
 #define HANDLER_DESTROY_SUBCLASS (SINGLE_DEPTH_NESTING + 1)
 
-void xcma_plat_id_handler_lock(struct xcma_fsm_id *fsm, int nested)
+/* the lockdep subclass of a handler mutex taken the way @nested says */
+static inline int handler_subclass(struct xcma_life_id *id, int nested)
 {
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-	int subclass = nested ? SINGLE_DEPTH_NESTING : 0;
-
 	/*
 	 * Destroying an id from its own callback deadlocks here: leave it
 	 * at subclass 0, so that lockdep still reports it.
 	 */
 	if (nested == XCMA_FSM_LOCK_DESTROY &&
 	    !(IS_ENABLED(CONFIG_LOCKDEP) && lockdep_is_held(&id->handler_mutex)))
-		subclass = HANDLER_DESTROY_SUBCLASS;
-	mutex_lock_nested(&id->handler_mutex, subclass);
+		return HANDLER_DESTROY_SUBCLASS;
+	return nested ? SINGLE_DEPTH_NESTING : 0;
+}
+
+void xcma_plat_id_handler_lock(struct xcma_fsm_id *fsm, int nested)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
+	/* without lockdep the subclass is not even evaluated */
+	mutex_lock_nested(&id->handler_mutex, handler_subclass(id, nested));
 }
 
 void xcma_plat_id_handler_unlock(struct xcma_fsm_id *fsm)
