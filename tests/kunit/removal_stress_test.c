@@ -68,7 +68,7 @@ MODULE_PARM_DESC(stress_seed,
  * A round starts only if the batch, with it, likely stays under this: the
  * VM's hung-task detector (20 s) watches KUnit's runner while it waits.
  */
-#define ST_BATCH_MS 14000
+#define ST_BATCH_MS 12000
 #define ST_WAIT_MS 4000
 #define ST_MSG_LEN 32
 #define ST_RECVS 2
