@@ -12,6 +12,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/export.h>
+#include <linux/module.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -154,6 +155,8 @@ static void id_free(struct xcma_life_id *life)
 	put_net(xid->id.route.addr.dev_addr.net);
 	kfree(xid);
 	atomic_dec(&live_ids);
+	/* last: the id's hold on the module (see xcma_id_alloc()) */
+	module_put(THIS_MODULE);
 }
 
 static const struct xcma_life_id_ops id_ops = {
@@ -172,6 +175,14 @@ static const struct xcma_life_id_ops id_ops = {
  * @qp_type: QP type
  * @owner: module name of the creator, for reports
  *
+ * Every id (a user's, a conn id, a wildcard listener's per-device child)
+ * holds a reference on xcma.ko until it is freed: the module cannot be
+ * unloaded while an id exists (G8), rmmod fails with EAGAIN. When a
+ * callback's non-zero return frees the id in an event source's thread
+ * (ib_cm, address resolution, route work), that thread still returns
+ * through a few instructions of xcma after the put, the usual limit of a
+ * module that holds references on itself.
+ *
  * Return: the id, or NULL.
  */
 struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
@@ -184,6 +195,8 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	if (!xid)
 		return NULL;
 	atomic_inc(&live_ids);
+	/* callers run in xcma with an id, or a consumer, holding the module */
+	__module_get(THIS_MODULE);
 	xid->id.context = context;
 	xid->id.event_handler = handler;
 	xid->id.ps = ps;
@@ -524,6 +537,18 @@ void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 	}
 }
 EXPORT_SYMBOL(rdma_read_gids);
+
+/**
+ * xcma_id_module_refs - references held on xcma.ko, for tests
+ *
+ * One per id that exists (xcma_id_alloc()) and one per loaded module that
+ * links against xcma.
+ */
+int xcma_id_module_refs(void)
+{
+	return module_refcount(THIS_MODULE);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_id_module_refs, XCMA_INTERNAL);
 
 /**
  * xcma_id_free_unused - free an id the library never saw

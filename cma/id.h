@@ -181,6 +181,7 @@ int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
 int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
 void xcma_id_free_unused(struct xcma_id *xid);
 unsigned int xcma_id_live(void);
+int xcma_id_module_refs(void);
 
 /* resolve.c */
 void xcma_resolve_cancel_addr(struct xcma_id *xid);

@@ -6,6 +6,7 @@
 # line printed is the total over all of them: "N passed, N failed".
 #
 #   XCMA_LAYERS="unit model ..."   run only these layers (default: all)
+#   XCMA_STRESS_ROUNDS=N           rounds of the removal stress (default 200)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,11 +33,12 @@ gtest_cases() {
 }
 
 # a script of the example consumer (examples/xcma_pingpong.c) on a stock
-# kernel: hotplug.sh (hot-removal under a live connection), stuck.sh
-# (a removal held up by a slow owner names its ids) or trace.sh (the
-# rdma_cma trace events of a connection)
+# kernel or the KUnit one: hotplug.sh (hot-removal under a live
+# connection), stuck.sh (a removal held up by a slow owner names its ids)
+# or trace.sh (the rdma_cma trace events of a connection)
 example() {
 	local k=$1 what=$2 log=build/vm/stock-$1-$2.log rc=0
+	[ "$k" = kunit ] && log=build/vm/kunit-$2.log
 	scripts/build-module.sh "$k" dropin examples || return 1
 	scripts/vm.sh -q -k "$k" -o "$log" -f "build/mod/$k/examples/xcma_pingpong.ko" \
 		-f "scripts/$what.sh" -- "sh /xcma/$what.sh" || rc=$?
@@ -107,8 +109,10 @@ for layer in $layers; do
 	kunit)
 		# the example consumer builds against the debug kernel too
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
+		# every suite but the very slow ones, which get boots of their own
 		log=build/vm/kunit.log
 		scripts/vm.sh -q -k kunit -o "$log" -f build/mod/kunit/tests/kunit/xcma_kunit.ko \
+			-a 'kunit.filter=speed>very_slow' \
 			-- 'insmod xcma_kunit.ko' 2>build/logs/kunit-vm.log
 		vrc=$?
 		cat build/logs/kunit-vm.log | sed 's/^/  /'
@@ -117,6 +121,25 @@ for layer in $layers; do
 		grep -c . build/logs/ktap.txt | sed 's/^/  KUnit cases: /'
 		grep -v '^PASS' build/logs/ktap.txt | sed 's/^/  /'
 		[ $vrc = 0 ] && record PASS vm/kunit-clean-console || record FAIL vm/kunit-clean-console
+		# rxe0 deleted and re-added under load, round after round
+		log=build/vm/kunit-removal-stress.log
+		scripts/vm.sh -q -k kunit -t 2400 -o "$log" \
+			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
+			-a 'kunit.filter_glob=xcma_removal_stress' \
+			-- "insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200}" \
+			2>build/logs/kunit-removal-stress-vm.log
+		vrc=$?
+		sed 's/^/  /' build/logs/kunit-removal-stress-vm.log
+		python3 scripts/ktap.py "$log" >build/logs/ktap-removal-stress.txt
+		cat build/logs/ktap-removal-stress.txt >>"$res/$layer.txt"
+		grep -a 'removal_summary: ' "$log" | sed 's/^.*removal_summary: /  stress: /'
+		grep -v '^PASS' build/logs/ktap-removal-stress.txt | sed 's/^/  /'
+		[ $vrc = 0 ] && record PASS vm/removal-stress-clean-console ||
+			record FAIL vm/removal-stress-clean-console
+		# the example consumer's stock-kernel scripts, under lockdep,
+		# KASAN and kmemleak
+		run kunit/hotplug example kunit hotplug
+		run kunit/stuck-removal-named example kunit stuck
 		;;
 	interop)
 		# xcma (side by side) and the in-tree rdma_cm in one boot,
@@ -136,7 +159,7 @@ for layer in $layers; do
 	harness)
 		# The harness must fail a run that WARNs, whatever the command said.
 		scripts/vm.sh -q -k kunit -o build/vm/kunit-planted-warn.log \
-			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
+			-f build/mod/kunit/tests/kunit/xcma_kunit.ko -a 'kunit.filter=speed>very_slow' \
 			-- 'insmod xcma_kunit.ko plant_warn=1' 2>build/logs/harness.log
 		vrc=$?
 		sed 's/^/  /' build/logs/harness.log

@@ -6,8 +6,9 @@
 # copied xcma_pingpong.ko here). The example connects to itself over
 # rxe0; rxe0 is deleted under the connection: both ends get exactly one
 # DEVICE_REMOVAL and release their ids, so that the removal completes;
-# rxe0 is re-added: the client connects again. Then the example is
-# unloaded; the VM's epilogue unloads xcma and fails the run on any
+# rxe0 is re-added: the client connects again. While the example holds
+# ids xcma cannot be unloaded (G8: each id holds a module reference);
+# once the example is unloaded it can. The VM fails the run on any
 # kernel warning.
 set -e
 devs=/sys/kernel/debug/xcma/devices
@@ -30,6 +31,13 @@ wait_for() {
 	done
 }
 expect() { [ "$(count "$1")" = "$2" ] || fail "\"$1\" logged $(count "$1") times, not $2"; }
+# xcma's references: one per id, one for the example module that links it
+# (the example's ids: the wildcard listener, its child on rxe0, the
+# client, the server's conn id)
+refs() {
+	r=$(cat /sys/module/xcma/refcnt)
+	[ "$r" = "$1" ] || fail "xcma refcnt $r, not $1 ($2)"
+}
 
 t0=$(date +%s)
 insmod xcma_pingpong.ko addr=10.99.0.1 port=7471 reconnect=30
@@ -38,6 +46,9 @@ wait_for 'server: ESTABLISHED' 1 20
 wait_for 'client: received "pong #1"' 1 20
 expect 'server: received "ping #1"' 1
 echo "hotplug: connected and exchanged a message in $(($(date +%s) - t0)) s"
+refs 5 "example loaded with 4 ids"
+rmmod xcma 2>/dev/null && fail "rmmod xcma succeeded while ids exist"
+grep -q '^xcma ' /proc/modules || fail "xcma gone"
 
 # returns once no id holds rxe0 any more: both ends have destroyed theirs
 # (each logs it just after rdma_destroy_id() returns, hence the wait)
@@ -59,6 +70,7 @@ expect 'client: DEVICE_REMOVAL' 1
 expect 'server: DEVICE_REMOVAL' 1
 grep -q '^rxe0 ACTIVE' "$devs" || fail "rxe0 not seen again after re-add"
 echo "hotplug: reconnected and exchanged a message $(($(date +%s) - t1)) s after the re-add"
+refs 5 "reconnected: 4 ids again"
 
 c=$(count 'client: released') s=$(count 'server: released')
 rmmod xcma_pingpong
@@ -67,4 +79,7 @@ expect 'client: released' $((c + 1))
 expect 'server: released' $((s + 1))
 grep -q '^rxe0 ACTIVE holders=0' "$devs" || fail "ids still hold rxe0 after rmmod"
 cat "$devs"
+refs 0 "example unloaded"
+rmmod xcma || fail "rmmod xcma refused with no id left"
+echo "hotplug: rmmod xcma refused while the example held ids, done once it was unloaded"
 echo "hotplug: ok"
