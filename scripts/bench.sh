@@ -21,9 +21,10 @@
 # Prints one line per figure at the end:
 #   bench <figure> xcma=<ops/s> intree=<ops/s> ratio=<xcma/intree>
 #   bench connect-floor raw=<ops/s> xcma/raw=<r> intree/raw=<r>
-#   bench mem-per-id xcma=<bytes> intree=<bytes> ratio=<xcma/intree>
-# The console log (per-round times, time per op by phase) is kept in
-# build/vm/bench-<kernel>.log.
+#   bench mem-per-id[-idle|-resolved] xcma=<bytes> intree=<bytes> ratio=<r>
+# after the spread over the rounds, the time per op by phase and the
+# memory repetitions; the console log is kept in build/vm/bench-<kernel>.log
+# (each batch's time too with BENCH_PARAMS='dyndbg=+p ...', slower).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,7 +52,7 @@ secs=$(($(date +%s) - t0))
 
 grep -a 'xcma_bench: .*\(ns/op\|ops/s over\|per-round\)\|bench-vm: ' "$log" | sed 's/^\[ *[0-9.]*\] //' || true
 kver=$(grep -a -m1 'XCMA-VM: kernel' "$log" | sed 's/.*XCMA-VM: kernel \([^,]*\),.*/\1/' || true)
-n=$(grep -a 'XCMA-VM: command: ' "$log" | sed 's/.*bench-vm.sh *//' || true)
+n=$(grep -a 'XCMA-VM: command: ' "$log" | tr -d '\r' | sed 's/.*bench-vm.sh *//; s/ *$//' || true)
 echo "== bench on $kernel ($kver), parameters: ${n:-defaults}, ${secs} s (log $log)"
 grep -a '^BENCH-RESULT: ' "$log" | sed 's/^BENCH-RESULT: //'
 [ $rc = 0 ] || { echo "bench: the VM run failed (status $rc)" >&2; exit "$rc"; }
