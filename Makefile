@@ -6,6 +6,8 @@
 #   make model|mutants   the lifecycle model checker and its mutants
 #   make unit            userspace tests of the C++ library (ASan+UBSan)
 #   make vm KERNEL=6.1|6.12|kunit CMD='...'   your own command in the VM
+#   make bench [BENCH_KERNEL=6.12|6.1|kunit]  xcma against the in-tree CM
+#                        (speed and memory; figures, not a test)
 #   make kernel          build (once) and print the cached KUnit kernel
 #
 # KDIR defaults to the running kernel's build tree; XCMA_SIDE_BY_SIDE=1
@@ -13,6 +15,7 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KERNEL ?= 6.1
+BENCH_KERNEL ?= 6.12
 CMD ?= rdma link show; cat /proc/modules
 PAHOLE := MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14"
 
@@ -44,8 +47,13 @@ kernel:
 vm:
 	scripts/vm.sh -k "$(KERNEL)" -- '$(CMD)'
 
+# BENCH_PARAMS and BENCH_PROFILE: see scripts/bench.sh
+bench:
+	BENCH_KERNEL='$(BENCH_KERNEL)' BENCH_PARAMS='$(BENCH_PARAMS)' \
+		BENCH_PROFILE='$(BENCH_PROFILE)' scripts/bench.sh
+
 clean:
 	rm -rf build
 	-$(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean 2>/dev/null
 
-.PHONY: all modules deps check demo unit tsan asan model mutants diagram kernel vm clean
+.PHONY: all modules deps check demo unit tsan asan model mutants diagram kernel vm bench clean

@@ -6,12 +6,14 @@
 # kernels of scripts/kernels.sh, in build/mod/<kernel>[-sbs] so that builds
 # for different kernels never share objects. Prints the path of xcma.ko.
 #
-#   scripts/build-module.sh 6.1|6.12|kunit [dropin|sbs] [examples]
+#   scripts/build-module.sh 6.1|6.12|kunit [dropin|sbs] [examples|stock-examples|bench]
 # With "examples", the example consumers of examples/ are built beside
 # xcma.ko (modpost resolves their rdma_* symbols against it) and their
 # paths are printed after xcma.ko's. With "stock-examples" they are built
 # on their own, against the kernel's Module.symvers only, as a consumer
 # that never heard of xcma is (in build/mod/<kernel>-stock-examples).
+# With "bench" (side-by-side only), bench/xcma_bench.ko is built beside
+# xcma.ko and its path printed after it (scripts/bench.sh).
 # Warnings are errors here: any line from the compiler, objtool or modpost
 # that is not Kbuild's own progress output fails the build.
 set -euo pipefail
@@ -27,12 +29,16 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	--exclude='.tmp*' --exclude='*.d' \
 	--include='/Kbuild' --include='/cma/***' --include='/include/***' \
 	--include='/tests/' --include='/tests/kunit/***' --include='/examples/***' \
-	--exclude='*' "$top/" "$out/"
+	--include='/bench/***' --exclude='*' "$top/" "$out/"
 
 args=(-C "$KDIR" M="$out" W=1)
 [ "$kernel" = kunit ] && args+=(XCMA_KUNIT=1 CC="ccache gcc")
 [ "$mode" = sbs ] && args+=(XCMA_SIDE_BY_SIDE=1)
 [ "$examples" = examples ] && args+=(XCMA_EXAMPLES=1)
+if [ "$examples" = bench ]; then
+	[ "$mode" = sbs ] || { echo "build-module: bench needs sbs" >&2; exit 2; }
+	args+=(XCMA_BENCH=1)
+fi
 [ "$kernel" = kunit ] && [ "$mode" = sbs ] && args+=(XCMA_INTEROP=1)
 # pahole cannot read C++ DWARF: keep the C++ units out of module BTF
 args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14")
@@ -74,3 +80,4 @@ if [ "$examples" = stock-examples ]; then
 	fi
 	ls "$sout"/*.ko
 fi
+[ "$examples" != bench ] || ls "$out"/bench/xcma_bench.ko

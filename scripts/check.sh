@@ -99,6 +99,8 @@ for layer in $layers; do
 			run "build/$k-dropin" scripts/build-module.sh $k
 			run "build/$k-side-by-side" scripts/build-module.sh $k sbs
 			run "build/$k-examples" scripts/build-module.sh $k dropin examples
+			# built, never run here: make bench runs it
+			run "build/$k-bench" scripts/build-module.sh $k sbs bench
 		done
 		;;
 	style)

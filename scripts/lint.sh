@@ -3,7 +3,8 @@
 #
 # Style and static checks of the module's C code.
 #   scripts/lint.sh checkpatch    the kernel's checkpatch.pl, --strict
-#   scripts/lint.sh sparse        sparse over every C file (6.12 headers)
+#   scripts/lint.sh sparse        sparse over every C file (6.12 headers;
+#                                 side-by-side too, for bench/)
 #   scripts/lint.sh state-writes  no C file writes an id or device state:
 #                                 every change goes through the C++ table
 set -euo pipefail
@@ -12,8 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 cache=${XCMA_CACHE:-/var/cache/xcma}
 c_files=$(git ls-files 'cma/*.c' 'cma/*.h' 'include/*.h' 'tests/kunit/*.c' 'tests/kunit/*.h' \
-	'examples/*.c' 2>/dev/null ||
-	find cma include tests/kunit examples -name '*.[ch]' -not -path '*/fsm/*')
+	'examples/*.c' 'bench/*.c' 'bench/*.h' 2>/dev/null ||
+	find cma include tests/kunit examples bench -name '*.[ch]' -not -path '*/fsm/*')
 
 source_tree() {
 	local v src
@@ -57,7 +58,18 @@ sparse)
 		MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" \
 		>"$out/sparse.log" 2>&1 || { cat "$out/sparse.log"; exit 1; }
 	if grep -E ': (warning|error):' "$out/sparse.log"; then exit 1; fi
-	echo "sparse: clean ($(grep -c ' CHECK ' "$out/sparse.log") files)"
+	n=$(grep -c ' CHECK ' "$out/sparse.log")
+	# bench/ is built side by side only: its objects, in that mode
+	rm -rf "$out-sbs" && mkdir -p "$out-sbs"
+	rsync -a --include='/Kbuild' --include='/include/***' --include='/bench/***' \
+		--exclude='*' "$top/" "$out-sbs/"
+	make -C "$KDIR" M="$out-sbs" C=2 CHECK="sparse -Wsparse-error" \
+		XCMA_SIDE_BY_SIDE=1 XCMA_BENCH=1 \
+		$(cd "$out-sbs" && ls bench/*.c | sed 's/\.c$/.o/') \
+		>"$out-sbs/sparse.log" 2>&1 || { cat "$out-sbs/sparse.log"; exit 1; }
+	if grep -E ': (warning|error):' "$out-sbs/sparse.log"; then exit 1; fi
+	n=$((n + $(grep -c ' CHECK ' "$out-sbs/sparse.log")))
+	echo "sparse: clean ($n files, bench/ side by side)"
 	;;
 state-writes)
 	# a C assignment to a field called state (== and != are comparisons)
