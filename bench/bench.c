@@ -117,7 +117,7 @@ MODULE_PARM_DESC(port, "listeners use port, port+1 (in-tree) and port+2 (floor)"
  * @mark: moments of the current connection, enum bench_mark
  */
 struct bench_ctx {
-	const struct bench_cm *cm;
+	const struct interop_cm *cm;
 	struct bench_res *res;
 	spinlock_t lock; /* see above */
 	wait_queue_head_t wq;
@@ -152,7 +152,7 @@ static struct dentry *bench_dir;
 static DEFINE_MUTEX(bench_mutex);
 static struct rdma_cm_id **held;
 static unsigned int n_held;
-static const struct bench_cm *held_cm;
+static const struct interop_cm *held_cm;
 static struct bench_ctx hold_ctx;
 
 void bench_qp_init_attr(struct bench_res *res, struct ib_qp_init_attr *attr)
@@ -168,7 +168,7 @@ void bench_qp_init_attr(struct bench_res *res, struct ib_qp_init_attr *attr)
 	attr->recv_cq = res->cq;
 }
 
-static void ctx_init(struct bench_ctx *c, const struct bench_cm *cm,
+static void ctx_init(struct bench_ctx *c, const struct interop_cm *cm,
 		     struct bench_res *res)
 {
 	memset(c, 0, sizeof(*c));

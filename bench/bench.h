@@ -14,44 +14,11 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
-/**
- * struct bench_cm - one CM's rdma_cm API
- * @name: "xcma" or "intree", as printed
- * @create_id: rdma_create_id (a macro, hence a function here)
- * @destroy_id: rdma_destroy_id
- * @bind_addr: rdma_bind_addr
- * @resolve_addr: rdma_resolve_addr
- * @resolve_route: rdma_resolve_route
- * @create_qp: rdma_create_qp
- * @destroy_qp: rdma_destroy_qp
- * @listen: rdma_listen
- * @connect: rdma_connect
- * @accept: rdma_accept
- * @disconnect: rdma_disconnect
- */
-struct bench_cm {
-	const char *name;
-	struct rdma_cm_id *(*create_id)(struct net *net,
-					rdma_cm_event_handler handler,
-					void *context,
-					enum rdma_ucm_port_space ps,
-					enum ib_qp_type qp_type);
-	void (*destroy_id)(struct rdma_cm_id *id);
-	int (*bind_addr)(struct rdma_cm_id *id, struct sockaddr *addr);
-	int (*resolve_addr)(struct rdma_cm_id *id, struct sockaddr *src,
-			    const struct sockaddr *dst, unsigned long ms);
-	int (*resolve_route)(struct rdma_cm_id *id, unsigned long ms);
-	int (*create_qp)(struct rdma_cm_id *id, struct ib_pd *pd,
-			 struct ib_qp_init_attr *attr);
-	void (*destroy_qp)(struct rdma_cm_id *id);
-	int (*listen)(struct rdma_cm_id *id, int backlog);
-	int (*connect)(struct rdma_cm_id *id, struct rdma_conn_param *param);
-	int (*accept)(struct rdma_cm_id *id, struct rdma_conn_param *param);
-	int (*disconnect)(struct rdma_cm_id *id);
-};
+#include "../tests/kunit/interop/interop.h"
 
-extern const struct bench_cm bench_intree;
-extern const struct bench_cm bench_xcma;
+/* each CM behind one table of xcma_interop (cm_intree.c, cm_xcma.c) */
+extern const struct interop_cm bench_intree;
+extern const struct interop_cm bench_xcma;
 
 /**
  * struct bench_res - the verbs resources every QP of the bench shares

@@ -62,7 +62,8 @@ sparse)
 	# bench/ is built side by side only: its objects, in that mode
 	rm -rf "$out-sbs" && mkdir -p "$out-sbs"
 	rsync -a --include='/Kbuild' --include='/include/***' --include='/bench/***' \
-		--exclude='*' "$top/" "$out-sbs/"
+		--include='/tests/' --include='/tests/kunit/' \
+		--include='/tests/kunit/interop/***' --exclude='*' "$top/" "$out-sbs/"
 	make -C "$KDIR" M="$out-sbs" C=2 CHECK="sparse -Wsparse-error" \
 		XCMA_SIDE_BY_SIDE=1 XCMA_BENCH=1 \
 		$(cd "$out-sbs" && ls bench/*.c | sed 's/\.c$/.o/') \

@@ -12,7 +12,7 @@
 
 /**
  * struct interop_cm - one CM's rdma_cm API
- * @name: "in-tree" or "xcma", for messages
+ * @name: which CM, for messages and the bench's figures
  * @create_id: rdma_create_id (a macro, hence a function here)
  * @destroy_id: rdma_destroy_id
  * @bind_addr: rdma_bind_addr
@@ -28,7 +28,8 @@
  * @disconnect: rdma_disconnect
  * @event_msg: rdma_event_msg
  * @live_ids: how many ids of this CM hold @ibdev (the in-tree CM's
- *	restrack entries, xcma's device holders), or a negative errno
+ *	restrack entries, xcma's device holders), or a negative errno; NULL
+ *	in the bench
  */
 struct interop_cm {
 	const char *name;
