@@ -20,9 +20,12 @@
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/addr.h"
+#include "../../cma/id.h"
+#include "../../cma/ops.h"
 #include "../../cma/port.h"
 #include "../../cma/xcma.h"
 #include "cm_util.h"
+#include "xcma_kunit.h"
 #include "xcma/fsm.h"
 
 static const struct rdma_conn_param conn_param = {
@@ -909,6 +912,65 @@ static void resolve_unreachable_ipv6(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/* ---- a REQ nobody answers ---- */
+
+/*
+ * The REQ goes out to a MAC nobody has (a permanent neighbour entry for
+ * 10.99.0.77; QEMU drops the frame). ib_cm would retry for a minute with
+ * xcma's (the in-tree CM's) timeouts, so this REQ alone asks for no
+ * retry and a 1 ms response time through the ops layer: about half a
+ * second later ib_cm reports IB_CM_REQ_ERROR, which the client gets as
+ * UNREACHABLE with -ETIMEDOUT, as in-tree; nothing follows, and the id
+ * is destroyed with nothing left behind.
+ */
+#define NEIGH_ADD "/usr/sbin/ip neigh replace 10.99.0.77 " \
+	"lladdr 02:00:00:00:00:77 dev eth0 nud permanent"
+#define NEIGH_DEL "/usr/sbin/ip neigh del 10.99.0.77 dev eth0"
+
+static int req_no_retry(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
+{
+	p->max_cm_retries = 0;
+	p->remote_cm_response_timeout = 8;
+	return xcma_kernel_ops.send_req(cm_id, p);
+}
+
+static void connect_unreachable(struct kunit *test)
+{
+	static struct xcma_ops fake;
+	struct rdma_conn_param param = { .retry_count = 7 };
+	const struct xcma_ops *old;
+	unsigned int live = xcma_id_live();
+	struct sockaddr_storage d;
+	struct rdma_cm_id *id;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct side *s;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, xcma_kunit_run(test, NEIGH_ADD), 0);
+	s = cm_new_side(test);
+	cm_addr4(&d, "10.99.0.77", 18615);
+	id = cm_new_id(test, s, IB_QPT_RC);
+	ret = cm_resolve(test, s, id, NULL, &d);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret && !cm_make_qp(id, &pd, &cq)) {
+		fake = xcma_kernel_ops;
+		fake.send_req = req_no_retry;
+		old = xcma_ops_set(&fake);
+		KUNIT_EXPECT_EQ(test, rdma_connect(id, &param), 0);
+		xcma_ops_set(old);
+		KUNIT_EXPECT_TRUE(test, cm_wait_events(s, false, 3));
+		KUNIT_EXPECT_EQ(test, s->ev[2], RDMA_CM_EVENT_UNREACHABLE);
+		KUNIT_EXPECT_EQ(test, s->st[2], -ETIMEDOUT);
+		msleep(200);
+		KUNIT_EXPECT_EQ(test, s->n, 3);
+		cm_free_qp(id, pd, cq);
+	}
+	rdma_destroy_id(id);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
+	KUNIT_EXPECT_EQ(test, xcma_kunit_run(test, NEIGH_DEL), 0);
+}
+
 /* ---- private data the answer to a request cannot carry ---- */
 
 /*
@@ -1017,6 +1079,7 @@ static struct kunit_case cm2_cases[] = {
 	KUNIT_CASE_PARAM(resolve_without_source, nosrc_gen_params),
 	KUNIT_CASE_SLOW(resolve_unreachable_ipv6),
 	KUNIT_CASE(answer_private_data_too_long),
+	KUNIT_CASE_SLOW(connect_unreachable),
 	{}
 };
 

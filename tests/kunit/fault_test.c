@@ -484,6 +484,33 @@ static const char *f_reject_msg(int reason)
 	return xcma_kernel_ops.reject_msg(reason);
 }
 
+/*
+ * Added to the ops layer for the loopback source and for holding a route
+ * resolution in flight; passed through, none of them fails here.
+ */
+static int f_get_cached_pkey(struct ib_device *dev, u32 port, int index,
+			     u16 *pkey)
+{
+	return xcma_kernel_ops.get_cached_pkey(dev, port, index, pkey);
+}
+
+static int f_get_port_state(struct ib_device *dev, u32 port,
+			    enum ib_port_state *state)
+{
+	return xcma_kernel_ops.get_port_state(dev, port, state);
+}
+
+static int f_query_gid(struct ib_device *dev, u32 port, int index,
+		       union ib_gid *gid)
+{
+	return xcma_kernel_ops.query_gid(dev, port, index, gid);
+}
+
+static bool f_queue_route(struct work_struct *work)
+{
+	return xcma_kernel_ops.queue_route(work);
+}
+
 static const struct xcma_ops fault_ops = {
 	.resolve_ip = f_resolve_ip,
 	.addr_cancel = f_addr_cancel,
@@ -507,6 +534,10 @@ static const struct xcma_ops fault_ops = {
 	.modify_qp = f_modify_qp,
 	.destroy_qp = f_destroy_qp,
 	.find_cached_pkey = f_find_cached_pkey,
+	.get_cached_pkey = f_get_cached_pkey,
+	.get_port_state = f_get_port_state,
+	.query_gid = f_query_gid,
+	.queue_route = f_queue_route,
 };
 
 static void restore_ops(void *unused)
