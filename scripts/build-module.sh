@@ -6,14 +6,16 @@
 # kernels of scripts/kernels.sh, in build/mod/<kernel>[-sbs] so that builds
 # for different kernels never share objects. Prints the path of xcma.ko.
 #
-#   scripts/build-module.sh 6.1|6.12|kunit [dropin|sbs] [examples|stock-examples|bench]
+#   scripts/build-module.sh 6.1|6.12|kunit [dropin|sbs] [examples|stock-examples|bench|harness]
 # With "examples", the example consumers of examples/ are built beside
 # xcma.ko (modpost resolves their rdma_* symbols against it) and their
 # paths are printed after xcma.ko's. With "stock-examples" they are built
 # on their own, against the kernel's Module.symvers only, as a consumer
 # that never heard of xcma is (in build/mod/<kernel>-stock-examples).
 # With "bench" (side-by-side only), bench/xcma_bench.ko is built beside
-# xcma.ko and its path printed after it (scripts/bench.sh).
+# xcma.ko and its path printed after it (scripts/bench.sh). With "harness",
+# tests/harness/harness_plant.ko (the harness self-tests' planted reports)
+# is built beside xcma.ko and its path printed after it.
 # Warnings are errors here: any line from the compiler, objtool or modpost
 # that is not Kbuild's own progress output fails the build.
 set -euo pipefail
@@ -28,7 +30,8 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 	--exclude='.tmp*' --exclude='*.d' \
 	--include='/Kbuild' --include='/cma/***' --include='/include/***' \
-	--include='/tests/' --include='/tests/kunit/***' --include='/examples/***' \
+	--include='/tests/' --include='/tests/kunit/***' --include='/tests/harness/***' \
+	--include='/examples/***' \
 	--include='/bench/***' --exclude='*' "$top/" "$out/"
 
 args=(-C "$KDIR" M="$out" W=1)
@@ -39,6 +42,7 @@ if [ "$examples" = bench ]; then
 	[ "$mode" = sbs ] || { echo "build-module: bench needs sbs" >&2; exit 2; }
 	args+=(XCMA_BENCH=1)
 fi
+[ "$examples" = harness ] && args+=(XCMA_HARNESS=1)
 [ "$kernel" = kunit ] && [ "$mode" = sbs ] && args+=(XCMA_INTEROP=1)
 # pahole cannot read C++ DWARF: keep the C++ units out of module BTF
 args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14")
@@ -81,3 +85,4 @@ if [ "$examples" = stock-examples ]; then
 	ls "$sout"/*.ko
 fi
 [ "$examples" != bench ] || ls "$out"/bench/xcma_bench.ko
+[ "$examples" != harness ] || ls "$out"/tests/harness/harness_plant.ko

@@ -46,6 +46,70 @@ example() {
 	return $rc
 }
 
+# kunit_results BOOT LOG: the KUnit verdicts of one boot, as PASS/FAIL lines:
+# each leaf case (scripts/ktap.py), a failure when the boot ran no case at
+# all, one line per suite that tests/kunit/suites.txt expects of BOOT (a
+# missing suite or fewer cases than its minimum fails), and whether the
+# kernel's own parser (kunit.py parse) counts as many cases as ktap.py.
+kunit_results() {
+	local boot=$1 log=$2 out rc b suite min n ours theirs kpy
+	kpy=$(ls -d "${XCMA_CACHE:-/var/cache/xcma}"/src/linux-source-*/tools/testing/kunit/kunit.py 2>/dev/null | tail -1)
+	out=$(python3 scripts/ktap.py "$log")
+	rc=$?
+	[ -z "$out" ] || printf '%s\n' "$out"
+	[ $rc = 2 ] && echo "FAIL kunit/$boot/ran-no-case"
+	while read -r b suite min; do
+		[ "$b" = "$boot" ] || continue
+		n=$(printf '%s\n' "$out" | grep -c "^[A-Z]* kunit/$suite/")
+		if [ "$n" -ge "$min" ]; then
+			echo "PASS suites/$boot/$suite"
+		else
+			echo "FAIL suites/$boot/$suite ($n cases, expected at least $min)"
+		fi
+	done < <(grep -vE '^(#|$)' tests/kunit/suites.txt)
+	# the kernel's parser reads the first KTAP document it finds: hand it
+	# what follows the command (the kernel prints an empty one at boot)
+	if [ -n "$kpy" ] && [ $rc != 2 ]; then
+		ours=$(printf '%s\n' "$out" | grep -c .)
+		theirs=$(sed -n '/XCMA-VM: command:/,$p' "$log" | tr -d '\r' |
+			python3 "$kpy" parse 2>&1 | sed -nE 's/.*Ran ([0-9]+) tests.*/\1/p' | tail -1)
+		if [ "$ours" = "$theirs" ]; then
+			echo "PASS ktap/$boot/kunit.py-agrees"
+		else
+			echo "FAIL ktap/$boot/kunit.py-agrees (ktap.py $ours cases, kunit.py ${theirs:-none})"
+		fi
+	fi
+}
+# kunit_boot BOOT LOG VMRC: record a KUnit boot's verdicts and its console's
+kunit_boot() {
+	local boot=$1 log=$2 vrc=$3
+	kunit_results "$boot" "$log" >"build/logs/ktap-$boot.txt"
+	cat "build/logs/ktap-$boot.txt" >>"$res/$layer.txt"
+	echo "  $boot: $(grep -c '^PASS' "build/logs/ktap-$boot.txt") passed"
+	grep -v '^PASS' "build/logs/ktap-$boot.txt" | sed 's/^/  /'
+	[ "$vrc" = 0 ] && record PASS "vm/$boot-clean-console" || record FAIL "vm/$boot-clean-console"
+}
+# plant NAME KERNEL REASON CMD [vm.sh options]: a boot with one planted
+# problem (tests/harness/harness_plant.ko); the case passes only if the
+# harness fails the run and its verdict names REASON (extended regex)
+plant() {
+	local name=$1 k=$2 reason=$3 cmd=$4 vlog=build/logs/plant-$1.log
+	shift 4
+	if ! scripts/build-module.sh "$k" dropin harness >"$vlog" 2>&1; then
+		record FAIL "harness/$name (build)"
+		return
+	fi
+	if scripts/vm.sh -q -k "$k" -o "build/vm/plant-$name.log" \
+		-f "build/mod/$k/tests/harness/harness_plant.ko" "$@" -- "$cmd" 2>"$vlog"; then
+		record FAIL "harness/$name (the run passed)"
+	elif grep -qE "$reason" "$vlog"; then
+		record PASS "harness/$name"
+	else
+		record FAIL "harness/$name (failed, not for: $reason)"
+	fi
+	sed 's/^/    | /' "$vlog" | tail -4
+}
+
 for layer in $layers; do
 	ls0=$(date +%s)
 	echo "== $layer"
@@ -117,12 +181,8 @@ for layer in $layers; do
 			-a 'kunit.filter=speed>very_slow' \
 			-- 'insmod xcma_kunit.ko' 2>build/logs/kunit-vm.log
 		vrc=$?
-		cat build/logs/kunit-vm.log | sed 's/^/  /'
-		python3 scripts/ktap.py "$log" >build/logs/ktap.txt
-		cat build/logs/ktap.txt >>"$res/$layer.txt"
-		grep -c . build/logs/ktap.txt | sed 's/^/  KUnit cases: /'
-		grep -v '^PASS' build/logs/ktap.txt | sed 's/^/  /'
-		[ $vrc = 0 ] && record PASS vm/kunit-clean-console || record FAIL vm/kunit-clean-console
+		sed 's/^/  /' build/logs/kunit-vm.log
+		kunit_boot main "$log" $vrc
 		# rxe0 deleted and re-added under load, round after round
 		log=build/vm/kunit-removal-stress.log
 		scripts/vm.sh -q -k kunit -t 2400 -o "$log" \
@@ -132,12 +192,8 @@ for layer in $layers; do
 			2>build/logs/kunit-removal-stress-vm.log
 		vrc=$?
 		sed 's/^/  /' build/logs/kunit-removal-stress-vm.log
-		python3 scripts/ktap.py "$log" >build/logs/ktap-removal-stress.txt
-		cat build/logs/ktap-removal-stress.txt >>"$res/$layer.txt"
 		grep -a 'removal_summary: ' "$log" | sed 's/^.*removal_summary: /  stress: /'
-		grep -v '^PASS' build/logs/ktap-removal-stress.txt | sed 's/^/  /'
-		[ $vrc = 0 ] && record PASS vm/removal-stress-clean-console ||
-			record FAIL vm/removal-stress-clean-console
+		kunit_boot removal-stress "$log" $vrc
 		# the example consumer's stock-kernel scripts, under lockdep,
 		# KASAN and kmemleak
 		run kunit/hotplug example kunit hotplug
@@ -152,24 +208,46 @@ for layer in $layers; do
 			-- 'insmod xcma_interop.ko' 2>build/logs/interop-vm.log
 		vrc=$?
 		sed 's/^/  /' build/logs/interop-vm.log
-		python3 scripts/ktap.py "$log" >build/logs/ktap-interop.txt
-		cat build/logs/ktap-interop.txt >>"$res/$layer.txt"
-		grep -c . build/logs/ktap-interop.txt | sed 's/^/  KUnit interop cases: /'
-		grep -v '^PASS' build/logs/ktap-interop.txt | sed 's/^/  /'
-		[ $vrc = 0 ] && record PASS vm/interop-clean-console || record FAIL vm/interop-clean-console
+		kunit_boot interop "$log" $vrc
 		;;
 	harness)
-		# The harness must fail a run that WARNs, whatever the command said.
-		scripts/vm.sh -q -k kunit -o build/vm/kunit-planted-warn.log \
-			-f build/mod/kunit/tests/kunit/xcma_kunit.ko -a 'kunit.filter=speed>very_slow' \
-			-- 'insmod xcma_kunit.ko plant_warn=1' 2>build/logs/harness.log
-		vrc=$?
-		sed 's/^/  /' build/logs/harness.log
-		if [ $vrc != 0 ] && grep -q 'kernel reported a problem' build/logs/harness.log &&
-			grep -q 'WARNING:' build/vm/kunit-planted-warn.log; then
-			record PASS harness/planted-warn-fails-the-run
+		# For every kind of problem the harness claims to catch, a boot
+		# that has one planted must fail for that reason. Stock 6.12
+		# boots fastest; lockdep, KASAN, kmemleak, UBSAN and KUnit need
+		# the debug kernel.
+		plant warn 6.12 'WARNING: .*harness_plant' 'insmod harness_plant.ko warn=1'
+		plant warn-storm 6.12 '[0-9]{4,} report lines in all' 'insmod harness_plant.ko warn=1000'
+		plant bug-oops 6.12 'kernel BUG at .*harness_plant' 'insmod harness_plant.ko oops=1'
+		plant hung-task-midway 6.12 'INFO: task plant_hang:[0-9]+ blocked for more than' \
+			'insmod harness_plant.ko hang_secs=24 && sleep 26'
+		plant hung-in-teardown 6.12 'teardown hung: rmmod harness_plant' \
+			'insmod harness_plant.ko exit_block_secs=600'
+		plant d-state-at-power-off 6.12 'task in D state at power-off: [0-9]+:plant_dstate' \
+			'insmod harness_plant.ko dstate=1'
+		plant lockdep kunit 'possible circular locking' 'insmod harness_plant.ko lockdep=1'
+		plant kasan kunit 'BUG: KASAN: slab-out-of-bounds' 'insmod harness_plant.ko kasan=1'
+		plant kmemleak kunit 'unreferenced object|kmemleak: leaks found' 'insmod harness_plant.ko leak=4'
+		plant ubsan kunit 'UBSAN: shift-out-of-bounds' 'insmod harness_plant.ko ubsan_shift=40'
+		# a KUnit suite that oopses in its second of three cases: the
+		# run fails, and the cases it never reported count as failures
+		plant kunit-crash-mid-plan kunit 'Oops|BUG:' 'insmod harness_plant.ko kunit_crash=1'
+		if kunit_results harness-plant build/vm/plant-kunit-crash-mid-plan.log |
+			grep -q '^FAIL kunit/harness_plant/case-3-never-reported'; then
+			record PASS harness/kunit-crash-counts-unreported-cases
 		else
-			record FAIL harness/planted-warn-fails-the-run
+			record FAIL harness/kunit-crash-counts-unreported-cases
+		fi
+		# a boot whose filter matches no suite: clean console, no case run;
+		# its verdicts must fail
+		scripts/vm.sh -q -k kunit -o build/vm/plant-kunit-no-case.log \
+			-f build/mod/kunit/tests/kunit/xcma_kunit.ko -a 'kunit.filter_glob=no_such_suite' \
+			-- 'insmod xcma_kunit.ko' 2>build/logs/plant-kunit-no-case.log
+		kunit_results main build/vm/plant-kunit-no-case.log >build/logs/plant-kunit-no-case.txt
+		if grep -q '^FAIL kunit/main/ran-no-case' build/logs/plant-kunit-no-case.txt &&
+			grep -q '^FAIL suites/main/xcma_cm ' build/logs/plant-kunit-no-case.txt; then
+			record PASS harness/kunit-boot-with-no-case-fails
+		else
+			record FAIL harness/kunit-boot-with-no-case-fails
 		fi
 		;;
 	stock)

@@ -14,24 +14,70 @@ step() {
 	say "step: $*"
 	"$@" || { say "step failed ($?): $*"; finish 1; }
 }
+# bounded SECS CMD...: a teardown step that may not hang the power-off; one
+# still running after SECS seconds is reported (and its task stays in D
+# state, which the scan below reports too)
+bounded() {
+	local secs=$1 n=0
+	shift
+	"$@" &
+	local pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $n -ge $((secs * 5)) ]; then
+			say "teardown hung: $* still running after $secs s"
+			return 1
+		fi
+		sleep 0.2
+		n=$((n + 1))
+	done
+	wait "$pid"
+}
+# tasks in uninterruptible sleep, as "pid:comm", one a line
+dstate_tasks() {
+	local f s
+	for f in /proc/[0-9]*/stat; do
+		s=$(cat "$f" 2>/dev/null) || continue
+		case "${s##*) }" in
+		D*) s=${s%%) *}; echo "${s%% (*}:${s#* (}" ;;
+		esac
+	done
+}
 finish() {
 	say "command exit status $1"
 	if [ "$XCMA_LOAD" = 1 ] && grep -q '^xcma ' /proc/modules; then
 		for m in $(cut -d' ' -f1 /proc/modules | grep '^xcma_'); do
-			rmmod "$m" || say "rmmod $m failed"
+			bounded 60 rmmod "$m" || say "rmmod $m failed"
 		done
-		if rmmod xcma; then say "xcma unloaded"; else say "rmmod xcma failed"; fi
+		if bounded 60 rmmod xcma; then say "xcma unloaded"; else say "rmmod xcma failed"; fi
+	fi
+	# the harness self-tests' module, unless a planted task holds it
+	if [ "$(cat /sys/module/harness_plant/refcnt 2>/dev/null)" = 0 ]; then
+		bounded 10 rmmod harness_plant
 	fi
 	if [ -w /sys/kernel/debug/kmemleak ]; then
 		sleep 6
 		echo scan >/sys/kernel/debug/kmemleak
 		echo scan >/sys/kernel/debug/kmemleak
-		if [ -s /sys/kernel/debug/kmemleak ]; then
+		# the file reports size 0 whatever it holds: test its content
+		if grep -q . /sys/kernel/debug/kmemleak; then
 			cat /sys/kernel/debug/kmemleak
 			say "kmemleak: leaks found"
 		else
 			say "kmemleak: clean"
 		fi
+	fi
+	# a task blocked now is one the hung-task detector would see only
+	# after its timeout: name those still blocked a second later, with
+	# their stacks (sysrq w)
+	first=$(dstate_tasks)
+	if [ -n "$first" ]; then
+		sleep 1
+		for t in $(dstate_tasks); do
+			case " $(echo $first) " in
+			*" $t "*) say "task in D state at power-off: $t"; stuck=1 ;;
+			esac
+		done
+		[ -z "${stuck:-}" ] || echo w >/proc/sysrq-trigger
 	fi
 	say "done"
 	echo o >/proc/sysrq-trigger 2>/dev/null
@@ -47,7 +93,10 @@ mount -t tmpfs tmp /tmp
 mount -t debugfs debug /sys/kernel/debug 2>/dev/null
 ln -sf /bin/busybox /sbin/modprobe
 echo 1 >/proc/sys/kernel/sysrq
+# hung tasks: reported after 20 s blocked, checked every second (what
+# blocks in the last 20 s is found by the D-state scan at power-off)
 echo 20 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+echo 1 >/proc/sys/kernel/hung_task_check_interval_secs 2>/dev/null
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	# what boot left behind is not ours to report
 	echo scan >/sys/kernel/debug/kmemleak

@@ -49,6 +49,9 @@ cmd=${*:-true}
 eval "$("$top/scripts/kernels.sh" "$kernel")"	# KDIR KIMAGE KMODS KVER KTAG
 log=${log:-$top/build/vm/$KTAG.log}
 mkdir -p "$(dirname "$log")"
+# a run that fails before QEMU starts must leave no console of an earlier
+# run behind for the caller to parse
+rm -f "$log"
 
 if [ $load = 1 ]; then
 	xcma_ko=$("$top/scripts/build-module.sh" "$kernel" $mode)
@@ -128,14 +131,19 @@ verdict() {
 	exit "$2"
 }
 [ "$qrc" = 124 ] && verdict "FAIL: timeout after $timeout s" 1
-bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|Call Trace:|'
-bad+='INFO: task .* blocked for more than|inconsistent lock state|'
+bad='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|Kernel panic|'
+bad+='Call Trace:|INFO: task .* blocked for more than|inconsistent lock state|'
 bad+='possible (circular|recursive) locking|unreferenced object|'
-bad+='kmemleak: leaks found|UBSAN:|ODEBUG:|rcu.*detected stall|'
-bad+='soft lockup|corruption'
-if hits=$(grep -aE "$bad" "$log" | grep -v 'XCMA-VM: command:' | head -5) &&
-	[ -n "$hits" ]; then
-	echo "$hits" | sed 's/^/vm: kernel: /' >&2
+bad+='kmemleak: leaks found|kmemleak: [0-9]+ new suspected memory leaks|'
+bad+='UBSAN:|ODEBUG:|rcu.*detected stall|soft lockup|corruption|'
+bad+='XCMA-VM: task in D state at power-off|XCMA-VM: teardown hung'
+# all of grep's output is read before anything is cut: a pipe into head
+# would make grep die of SIGPIPE on a storm of reports and pass the run
+hits=$(grep -aE "$bad" "$log" | grep -av 'XCMA-VM: command:') || true
+if [ -n "$hits" ]; then
+	printf '%s\n' "$hits" | sed -n '1,5s/^/vm: kernel: /p' >&2
+	n=$(printf '%s\n' "$hits" | wc -l)
+	[ "$n" -le 5 ] || echo "vm: kernel: ... $n report lines in all" >&2
 	verdict "FAIL: kernel reported a problem" 1
 fi
 grep -aq 'XCMA-VM: done' "$log" || verdict "FAIL: VM did not finish (qemu rc $qrc)" 1

@@ -14,11 +14,6 @@
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"
 
-static bool plant_warn;
-module_param(plant_warn, bool, 0444);
-MODULE_PARM_DESC(plant_warn,
-		 "harness self-test: make one case WARN, the VM run must fail");
-
 /**
  * xcma_kunit_run - run a command of the VM's userspace and wait for it
  * @test: the case, for its log
@@ -102,14 +97,6 @@ static void unknown_device_is_enodev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xcma_device_query("nosuchdev", &state, &holders), -ENODEV);
 }
 
-/* The harness must fail a run whose console shows a WARN. */
-static void planted_warning(struct kunit *test)
-{
-	if (!plant_warn)
-		kunit_skip(test, "plant_warn=0");
-	WARN_ON(1);
-}
-
 struct event_msg_case {
 	const char *name;
 	int event;
@@ -147,7 +134,6 @@ static struct kunit_case device_cases[] = {
 	KUNIT_CASE(link_delete_removes_device),
 	KUNIT_CASE(link_readd_is_seen),
 	KUNIT_CASE_PARAM(event_msg_strings, event_msg_gen_params),
-	KUNIT_CASE(planted_warning),
 	{}
 };
 
