@@ -25,7 +25,7 @@ void note_ok(int i, unsigned ev)
 {
 	int r = xcma_fsm_id_deliver(&id(i).fsm, ev, 0, 0);
 	if (r != XCMA_FSM_DELIVERED)
-		fail("setup: %s not delivered to %s (%d)",
+		fail(Rule::Model, "setup: %s not delivered to %s (%d)",
 		     xcma_fsm_event_name(ev), id(i).name, r);
 }
 
@@ -88,7 +88,7 @@ void run_source(int s)
 	int r = xcma_fsm_id_deliver(&id(sources[s].id).fsm, sources[s].ev, 0,
 				    XCMA_FSM_PUT_REF);
 	if (r < 0)
-		fail("deliver returned %d", r);
+		fail(Rule::Api, "deliver returned %d", r);
 }
 
 void run_destroy(int i)
@@ -111,7 +111,7 @@ void run_remove(int d)
 		ModelId &m = id(i);
 		if (m.used && !m.child && (m.dev_mask & (1u << d)) &&
 		    !m.notices && !m.destroy_started)
-			fail("G4: %s held %s but got no DEVICE_REMOVAL",
+			fail(Rule::G4, "%s held %s but got no DEVICE_REMOVAL",
 			     m.name, md.name);
 	}
 	md.remove_returned = true;
@@ -186,7 +186,7 @@ void run_req(int)
 					0);
 	if (r != XCMA_FSM_DELIVERED && r != -XCMA_ECONNABORTED &&
 	    r != -XCMA_ENODEV)
-		fail("deliver_req returned %d", r);
+		fail(Rule::Api, "deliver_req returned %d", r);
 	/* ib_cm's callback on the child listener's cm_id returns */
 	xcma_fsm_id_put(&id(s6_child).fsm);
 }
@@ -200,7 +200,7 @@ void s6()
 	int conn = new_id("conn");
 	int r = xcma_fsm_id_deliver_req(&id(s6_child).fsm, &id(conn).fsm, 0);
 	if (r != XCMA_FSM_DELIVERED)
-		fail("setup: connect request refused: %d", r);
+		fail(Rule::Model, "setup: connect request refused: %d", r);
 	s6_conn2 = reserve_id("conn2");
 	/* a second REQ in flight inside ib_cm holds the child's cm_id */
 	xcma_fsm_id_get(&id(s6_child).fsm);
@@ -236,7 +236,7 @@ void run_listener_user(int l)
 	}, 0, "removals");
 	ModelId &m = id(l);
 	if (m.fsm.children.next != &m.fsm.children)
-		fail("G7: %s keeps children of removed devices", m.name);
+		fail(Rule::G7, "%s keeps children of removed devices", m.name);
 	user_destroy_once(l);
 }
 
