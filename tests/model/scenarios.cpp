@@ -257,6 +257,67 @@ void s8()
 	spawn("listener", run_listener_user, s8_l);
 }
 
+/* S9 */
+int s9_l, s9_d0, s9_d1, s9_c1, s9_conn;
+bool s9_req_done;
+
+void run_add(int d)
+{
+	expect_ok(xcma_fsm_dev_add(&dev(d).fsm), "dev_add");
+}
+
+/* ib_cm: a connect request on the listener's child on the new device */
+void run_req_new(int)
+{
+	await([](int) {
+		return id(s9_c1).used && id(s9_c1).fsm.state == XCMA_FSM_LISTEN;
+	}, 0, "child on dev1");
+	xcma_fsm_id_get(&id(s9_c1).fsm);
+	init_reserved(s9_conn);
+	int r = xcma_fsm_id_deliver_req(&id(s9_c1).fsm, &id(s9_conn).fsm,
+					0);
+	if (r != XCMA_FSM_DELIVERED)
+		fail(Rule::G7, "connect request on %s refused (%d) while %s "
+			       "was removed",
+		     id(s9_c1).name, r, dev(s9_d0).name);
+	xcma_fsm_id_put(&id(s9_c1).fsm);
+	s9_req_done = true;
+}
+
+/* the wildcard listener's owner, once dev0 is gone and dev1 is in */
+void run_listener_owner(int l)
+{
+	await([](int) {
+		return dev(s9_d0).remove_returned && s9_req_done;
+	}, 0, "removal, request");
+	ModelId &m = id(l);
+	xcma_fsm_link *first = m.fsm.children.next;
+	if (first == &m.fsm.children || first->next != &m.fsm.children ||
+	    first != &id(s9_c1).fsm.child_item ||
+	    id(s9_c1).fsm.dev != &dev(s9_d1).fsm)
+		fail(Rule::G7, "%s does not listen on %s alone after the "
+			       "removal of %s",
+		     m.name, dev(s9_d1).name, dev(s9_d0).name);
+	user_destroy_once(s9_conn);
+	user_destroy_once(l);
+}
+
+void s9()
+{
+	nsources = 0;
+	s9_req_done = false;
+	s9_d0 = added_dev("dev0");
+	s9_d1 = new_dev("dev1");
+	reserve_child("c0");
+	s9_c1 = reserve_child("c1");
+	s9_l = wildcard_listener("L");
+	s9_conn = reserve_id("conn");
+	spawn("remover0", run_remove, s9_d0);
+	spawn("add1", run_add, s9_d1);
+	spawn("ib_cm_req", run_req_new, 0);
+	spawn("owner", run_listener_owner, s9_l);
+}
+
 const Scenario list[] = {
 	{ "S1_destroy_vs_removal", "destroy vs removal, idle and bound id",
 	  s1, 4 },
@@ -279,6 +340,10 @@ const Scenario list[] = {
 	  "two devices removed concurrently, ids on each, one wildcard "
 	  "listener",
 	  s8, 1 },
+	{ "S9_listener_across_replug",
+	  "wildcard listener: one device removed while another is added and "
+	  "a connect request arrives on the new one",
+	  s9, 3 },
 };
 
 } /* namespace */

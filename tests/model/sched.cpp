@@ -200,9 +200,12 @@ void check_world()
 				    (st != XCMA_FSM_LISTEN ||
 				     !(m.fsm.flags & XCMA_FSM_F_WILDCARD))) {
 					fail(Rule::G7,
-					     "wildcard listener %s is %s "
+					     "wildcard listener %s is %s%s "
 					     "after removal of %s",
 					     m.name, state_name(st),
+					     m.fsm.flags & XCMA_FSM_F_WILDCARD ?
+						     "" :
+						     ", no longer wildcard,",
 					     W.devs[d].name);
 					return;
 				}
@@ -240,6 +243,12 @@ void check_end()
 		else if (md.remove_returned && md.refs)
 			fail(Rule::G8, "%s keeps %u references", md.name,
 			     md.refs);
+		/* a device still present: its own reference, no id */
+		else if (md.used && !md.remove_started &&
+			 (md.refs != 1 || md.fsm.ids.next != &md.fsm.ids))
+			fail(Rule::G8,
+			     "%s keeps %u references once every id is gone",
+			     md.name, md.refs);
 	}
 	if (!S.failed && W.ctx_lock != -1)
 		fail(Rule::G8, "ctx lock still held");
@@ -247,9 +256,26 @@ void check_end()
 		fail(Rule::G8, "a wildcard listener is still registered");
 }
 
-/* G6: nobody can run. A sleeper whose condition holds lost its wake-up. */
+/*
+ * Nobody can run. If the library is quiescent (only users wait, for a
+ * notice or a removal that never comes) what is left over says why: check
+ * as at the end (G8, G5). A remover sleeping on a device that no id holds
+ * while nobody is inside a lock step waits for a leaked reference (G8).
+ * A sleeper whose condition holds lost its wake-up (G6); else deadlock.
+ */
 void report_stuck()
 {
+	bool in_lock = false, asleep = false;
+
+	for (int i = 0; i < S.n; i++) {
+		in_lock |= !S.th[i].done && S.th[i].wait == Wait::Lock;
+		asleep |= !S.th[i].done && S.th[i].wait == Wait::Sleep;
+	}
+	if (!in_lock && !asleep) {
+		check_end();
+		if (S.failed)
+			return;
+	}
 	for (int i = 0; i < S.n; i++) {
 		Thread &t = S.th[i];
 
@@ -271,6 +297,21 @@ void report_stuck()
 				     t.name, W.devs[k].name);
 				return;
 			}
+		for (int k = 0; k < W.ndevs && !in_lock; k++) {
+			if (&W.devs[k].wq != t.wq)
+				continue;
+			bool held = false;
+			for (int j = 0; j < W.nids; j++)
+				held |= W.ids[j].used && !W.ids[j].freed &&
+					W.ids[j].fsm.dev == &W.devs[k].fsm;
+			if (!held) {
+				fail(Rule::G8,
+				     "%s keeps %u references that no id "
+				     "holds: %s waits for them forever",
+				     W.devs[k].name, W.devs[k].refs, t.name);
+				return;
+			}
+		}
 	}
 	char who[256];
 	size_t off = 0;
