@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Deterministic scheduler and exhaustive explorer.
+ * Deterministic scheduler and explorer, bounded by preemptions.
  *
  * Threads are coroutines with their own stacks, switched by a few lines of
  * x86-64 assembly (no signal-mask syscall, unlike swapcontext). A thread
