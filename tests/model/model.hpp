@@ -98,7 +98,22 @@ ModelDev &dev(int i);
 int index_of(const xcma_fsm_id *fsm);
 void spawn(const char *name, void (*fn)(int), int arg);
 void await(bool (*pred)(int), int arg, const char *what);
-void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Every violation names the rule it breaks; the message is printed as
+ * "G4: ...". The pending operation of an id counts as something it holds:
+ * cancelled exactly once, with the state it had (G8). Api: the library
+ * broke its own interface (a lock not held where the platform requires it,
+ * an errno where none is possible, a library bug check). Model: the
+ * scenario or the checker itself is wrong.
+ */
+enum class Rule : uint8_t { Any, G1, G2, G3, G4, G5, G6, G7, G8, Api, Model };
+constexpr int kNrRules = int(Rule::Model) + 1;
+const char *rule_name(Rule r);
+/* "G1".."G8" only: what a mutant may be pinned to */
+bool parse_pin_rule(const char *s, Rule *r);
+
+void fail(Rule rule, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void expect_ok(int err, const char *what);
 
 /* user actions honouring the contract (destroy at most once etc.) */
@@ -119,14 +134,22 @@ struct Result {
 	uint64_t interleavings = 0;
 	uint64_t violations = 0;
 	uint64_t max_steps = 0;
-	bool bound_hit = false;
-	/* first violation */
+	uint64_t by_rule[kNrRules] = {};
+	char first_of[kNrRules][512] = {}; /* first message per rule */
+	/* the first violation of the rule asked for, with its schedule */
+	bool found = false;
+	Rule rule = Rule::Any;
 	char message[512] = {};
 	int trace_len = 0;
 	uint8_t trace[kMaxSteps];
 };
 
-Result explore(const Scenario &s, int bound, bool stop_at_first);
+/*
+ * Explore every schedule of @s within @bound preemptions. @want: the rule
+ * whose first violation is kept with its trace (Any: whichever comes
+ * first); @stop: end the exploration there.
+ */
+Result explore(const Scenario &s, int bound, Rule want, bool stop);
 void print_trace(const Scenario &s, const Result &r);
 
 /* scheduler hooks used by the platform */

@@ -50,9 +50,9 @@ ModelId &of(xcma_fsm_id *fsm)
 	ModelId *m = reinterpret_cast<ModelId *>(fsm);
 
 	if (m < W.ids || m >= W.ids + W.nids || !m->used)
-		fail("platform called with a foreign id %p", (void *)fsm);
+		fail(Rule::Api, "platform called with a foreign id %p", (void *)fsm);
 	if (m->freed)
-		fail("G8: %s used after it was freed", m->name);
+		fail(Rule::G8, "%s used after it was freed", m->name);
 	return *m;
 }
 
@@ -61,9 +61,9 @@ ModelDev &of(xcma_fsm_dev *fsm)
 	ModelDev *d = reinterpret_cast<ModelDev *>(fsm);
 
 	if (d < W.devs || d >= W.devs + W.ndevs)
-		fail("platform called with a foreign device");
+		fail(Rule::Api, "platform called with a foreign device");
 	if (d->remove_returned)
-		fail("G5: %s touched after its removal returned", d->name);
+		fail(Rule::G5, "%s touched after its removal returned", d->name);
 	return *d;
 }
 
@@ -76,7 +76,7 @@ void acquire(int *lock, const char *op, const char *obj)
 void release(int *lock, const char *op, const char *obj)
 {
 	if (*lock != self())
-		fail("%s %s: not the owner", op, obj);
+		fail(Rule::Api, "%s %s: not the owner", op, obj);
 	*lock = -1;
 	sched(Wait::None, op, obj, nullptr, nullptr, 0, false);
 }
@@ -167,7 +167,7 @@ int new_dev(const char *name)
 void expect_ok(int err, const char *what)
 {
 	if (err)
-		fail("%s failed: %d", what, err);
+		fail(Rule::Api, "%s failed: %d", what, err);
 }
 
 /* rdma_destroy_id() as a user calls it; the contract says once */
@@ -181,12 +181,12 @@ void user_destroy(int i)
 	int err = xcma_fsm_id_destroy(&m.fsm);
 	set_destroy_target(outer);
 	if (err)
-		fail("destroy of %s returned %d", m.name, err);
+		fail(Rule::Api, "destroy of %s returned %d", m.name, err);
 	if (m.running)
-		fail("G2: destroy of %s returned while its callback runs",
+		fail(Rule::G2, "destroy of %s returned while its callback runs",
 		     m.name);
 	if (!m.freed)
-		fail("G2: destroy of %s returned before the id was released",
+		fail(Rule::G2, "destroy of %s returned before the id was released",
 		     m.name);
 	m.destroy_returned = true;
 }
@@ -263,7 +263,7 @@ void xcma_plat_id_get(xcma_fsm_id *fsm)
 	ModelId &m = of(fsm);
 	sched(Wait::None, "id_get", m.name);
 	if (!m.refs)
-		fail("G8: %s referenced again after its last put", m.name);
+		fail(Rule::G8, "%s referenced again after its last put", m.name);
 	m.refs++;
 }
 
@@ -273,7 +273,7 @@ int xcma_plat_id_put_and_lock(xcma_fsm_id *fsm)
 	ModelId &m = of(fsm);
 	sched(Wait::None, "id_put", m.name);
 	if (!m.refs)
-		fail("G8: %s put below zero", m.name);
+		fail(Rule::G8, "%s put below zero", m.name);
 	if (m.refs > 1) {
 		m.refs--;
 		return 0;
@@ -289,7 +289,7 @@ unsigned int xcma_plat_id_refs(xcma_fsm_id *fsm)
 {
 	ModelId &m = of(fsm);
 	if (m.lock != self())
-		fail("%s: refcount read without the id lock", m.name);
+		fail(Rule::Api, "%s: refcount read without the id lock", m.name);
 	return m.refs;
 }
 
@@ -315,7 +315,7 @@ void xcma_plat_id_wake(xcma_fsm_id *fsm)
 {
 	ModelId &m = of(fsm);
 	if (m.lock != self())
-		fail("%s: wake without the id lock", m.name);
+		fail(Rule::Api, "%s: wake without the id lock", m.name);
 	wake(m.wq, m.name);
 }
 
@@ -336,7 +336,7 @@ void xcma_plat_dev_get(xcma_fsm_dev *fsm)
 	ModelDev &d = of(fsm);
 	sched(Wait::None, "dev_get", d.name);
 	if (!d.refs)
-		fail("G8: %s referenced after its last put", d.name);
+		fail(Rule::G8, "%s referenced after its last put", d.name);
 	d.refs++;
 }
 
@@ -345,7 +345,7 @@ int xcma_plat_dev_put_and_lock(xcma_fsm_dev *fsm)
 	ModelDev &d = of(fsm);
 	sched(Wait::None, "dev_put", d.name);
 	if (!d.refs)
-		fail("G8: %s put below zero", d.name);
+		fail(Rule::G8, "%s put below zero", d.name);
 	if (d.refs > 1) {
 		d.refs--;
 		return 0;
@@ -361,7 +361,7 @@ unsigned int xcma_plat_dev_refs(xcma_fsm_dev *fsm)
 {
 	ModelDev &d = of(fsm);
 	if (d.lock != self())
-		fail("%s: refcount read without the dev lock", d.name);
+		fail(Rule::Api, "%s: refcount read without the dev lock", d.name);
 	return d.refs;
 }
 
@@ -389,7 +389,7 @@ void xcma_plat_dev_wake(xcma_fsm_dev *fsm)
 {
 	ModelDev &d = of(fsm);
 	if (d.lock != self())
-		fail("%s: wake without the dev lock", d.name);
+		fail(Rule::Api, "%s: wake without the dev lock", d.name);
 	wake(d.wq, d.name);
 }
 
@@ -410,19 +410,19 @@ int xcma_plat_id_event(xcma_fsm_id *fsm, unsigned int ev, int)
 	const char *evn = cm_event_name(ev);
 	note("callback of %s: %s", m.name, evn);
 	if (m.fsm.flags & XCMA_FSM_F_INTERNAL)
-		fail("G7: the user saw %s of internal listener %s", evn,
+		fail(Rule::G7, "the user saw %s of internal listener %s", evn,
 		     m.name);
 	if (m.running)
-		fail("G1: callback of %s (%s) while another runs", m.name,
+		fail(Rule::G1, "callback of %s (%s) while another runs", m.name,
 		     evn);
 	if (m.destroy_returned || m.fence_passed)
-		fail("G2: callback of %s (%s) after destroy fenced it", m.name,
+		fail(Rule::G2, "callback of %s (%s) after destroy fenced it", m.name,
 		     evn);
 	if (m.nonzero_returned)
-		fail("G3: callback of %s (%s) after it returned non-zero",
+		fail(Rule::G3, "callback of %s (%s) after it returned non-zero",
 		     m.name, evn);
 	if (m.notices)
-		fail("G4: %s delivered to %s after DEVICE_REMOVAL", evn,
+		fail(Rule::G4, "%s delivered to %s after DEVICE_REMOVAL", evn,
 		     m.name);
 	if (ev == XCMA_CM_EVENT_DEVICE_REMOVAL)
 		m.notices++;
@@ -452,9 +452,9 @@ void xcma_plat_id_cancel(xcma_fsm_id *fsm, unsigned int state)
 	ModelId &m = of(fsm);
 	sched(Wait::None, "cancel", m.name);
 	if (++m.cancels > 1)
-		fail("%s: operation cancelled twice", m.name);
+		fail(Rule::G8, "%s: operation cancelled twice", m.name);
 	if (state != m.last_live)
-		fail("%s: cancel with state %s, the id was %s", m.name,
+		fail(Rule::G8, "%s: cancel with state %s, the id was %s", m.name,
 		     xcma_fsm_state_name(state),
 		     xcma_fsm_state_name(m.last_live));
 	m.cancel_state = state;
@@ -466,7 +466,7 @@ void xcma_plat_id_release_dev(xcma_fsm_id *fsm, xcma_fsm_dev *dfsm)
 	ModelDev &d = of(dfsm);
 	sched(Wait::None, "release_dev", m.name);
 	if (d.refs < 2 && !d.remove_started)
-		fail("%s released %s below its own reference", m.name,
+		fail(Rule::G8, "%s released %s below its own reference", m.name,
 		     d.name);
 }
 
@@ -475,17 +475,17 @@ void xcma_plat_id_free(xcma_fsm_id *fsm)
 	ModelId &m = of(fsm);
 	sched(Wait::None, "free", m.name);
 	if (m.refs)
-		fail("G8: %s freed with %u references", m.name, m.refs);
+		fail(Rule::G8, "%s freed with %u references", m.name, m.refs);
 	if (m.running)
-		fail("G2: %s freed while its callback runs", m.name);
+		fail(Rule::G2, "%s freed while its callback runs", m.name);
 	if (m.cancels != 1)
-		fail("%s freed after %d cancels", m.name, m.cancels);
+		fail(Rule::G8, "%s freed after %d cancels", m.name, m.cancels);
 	if (m.fsm.dev)
-		fail("G8: %s freed while holding a device", m.name);
+		fail(Rule::G8, "%s freed while holding a device", m.name);
 	if (m.lock != -1 || m.handler != -1)
-		fail("G8: %s freed with a lock held", m.name);
+		fail(Rule::G8, "%s freed with a lock held", m.name);
 	if (m.fsm.state != XCMA_FSM_DESTROYING)
-		fail("%s freed in state %s", m.name,
+		fail(Rule::G2, "%s freed in state %s", m.name,
 		     xcma_fsm_state_name(m.fsm.state));
 	m.freed = true;
 	memset(&m.fsm, 0x6b, sizeof(m.fsm));
@@ -496,7 +496,7 @@ xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm)
 	ModelId &p = of(pfsm);
 	ModelDev &d = of(dfsm);
 	if (W.ctx_lock != self())
-		fail("listen_child without the ctx lock");
+		fail(Rule::Api, "listen_child without the ctx lock");
 	for (int k = 0; k < W.nchild_slots; k++) {
 		ModelId &c = W.ids[W.child_slots[k]];
 		if (c.used)
@@ -508,19 +508,19 @@ xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm)
 		note("child %s of %s on %s", c.name, p.name, d.name);
 		return &c.fsm;
 	}
-	fail("scenario reserved too few children for %s", p.name);
+	fail(Rule::Model, "scenario reserved too few children for %s", p.name);
 	return nullptr;
 }
 
 void xcma_plat_dev_report_holder(xcma_fsm_dev *dfsm, xcma_fsm_id *fsm)
 {
-	fail("%s reported as holding %s: the checker never times out",
+	fail(Rule::Model, "%s reported as holding %s: the checker never times out",
 	     of(fsm).name, of(dfsm).name);
 }
 
 void xcma_plat_bug(const char *what)
 {
-	fail("library bug check: %s", what);
+	fail(Rule::Api, "library bug check: %s", what);
 }
 
 } /* extern "C" */

@@ -25,7 +25,7 @@ void note_ok(int i, unsigned ev)
 {
 	int r = xcma_fsm_id_deliver(&id(i).fsm, ev, 0, 0);
 	if (r != XCMA_FSM_DELIVERED)
-		fail("setup: %s not delivered to %s (%d)",
+		fail(Rule::Model, "setup: %s not delivered to %s (%d)",
 		     xcma_fsm_event_name(ev), id(i).name, r);
 }
 
@@ -88,7 +88,7 @@ void run_source(int s)
 	int r = xcma_fsm_id_deliver(&id(sources[s].id).fsm, sources[s].ev, 0,
 				    XCMA_FSM_PUT_REF);
 	if (r < 0)
-		fail("deliver returned %d", r);
+		fail(Rule::Api, "deliver returned %d", r);
 }
 
 void run_destroy(int i)
@@ -111,7 +111,7 @@ void run_remove(int d)
 		ModelId &m = id(i);
 		if (m.used && !m.child && (m.dev_mask & (1u << d)) &&
 		    !m.notices && !m.destroy_started)
-			fail("G4: %s held %s but got no DEVICE_REMOVAL",
+			fail(Rule::G4, "%s held %s but got no DEVICE_REMOVAL",
 			     m.name, md.name);
 	}
 	md.remove_returned = true;
@@ -186,7 +186,7 @@ void run_req(int)
 					0);
 	if (r != XCMA_FSM_DELIVERED && r != -XCMA_ECONNABORTED &&
 	    r != -XCMA_ENODEV)
-		fail("deliver_req returned %d", r);
+		fail(Rule::Api, "deliver_req returned %d", r);
 	/* ib_cm's callback on the child listener's cm_id returns */
 	xcma_fsm_id_put(&id(s6_child).fsm);
 }
@@ -200,7 +200,7 @@ void s6()
 	int conn = new_id("conn");
 	int r = xcma_fsm_id_deliver_req(&id(s6_child).fsm, &id(conn).fsm, 0);
 	if (r != XCMA_FSM_DELIVERED)
-		fail("setup: connect request refused: %d", r);
+		fail(Rule::Model, "setup: connect request refused: %d", r);
 	s6_conn2 = reserve_id("conn2");
 	/* a second REQ in flight inside ib_cm holds the child's cm_id */
 	xcma_fsm_id_get(&id(s6_child).fsm);
@@ -236,7 +236,7 @@ void run_listener_user(int l)
 	}, 0, "removals");
 	ModelId &m = id(l);
 	if (m.fsm.children.next != &m.fsm.children)
-		fail("G7: %s keeps children of removed devices", m.name);
+		fail(Rule::G7, "%s keeps children of removed devices", m.name);
 	user_destroy_once(l);
 }
 
@@ -255,6 +255,67 @@ void s8()
 	spawn("reap_a", run_reap, a);
 	spawn("reap_b", run_reap, b);
 	spawn("listener", run_listener_user, s8_l);
+}
+
+/* S9 */
+int s9_l, s9_d0, s9_d1, s9_c1, s9_conn;
+bool s9_req_done;
+
+void run_add(int d)
+{
+	expect_ok(xcma_fsm_dev_add(&dev(d).fsm), "dev_add");
+}
+
+/* ib_cm: a connect request on the listener's child on the new device */
+void run_req_new(int)
+{
+	await([](int) {
+		return id(s9_c1).used && id(s9_c1).fsm.state == XCMA_FSM_LISTEN;
+	}, 0, "child on dev1");
+	xcma_fsm_id_get(&id(s9_c1).fsm);
+	init_reserved(s9_conn);
+	int r = xcma_fsm_id_deliver_req(&id(s9_c1).fsm, &id(s9_conn).fsm,
+					0);
+	if (r != XCMA_FSM_DELIVERED)
+		fail(Rule::G7, "connect request on %s refused (%d) while %s "
+			       "was removed",
+		     id(s9_c1).name, r, dev(s9_d0).name);
+	xcma_fsm_id_put(&id(s9_c1).fsm);
+	s9_req_done = true;
+}
+
+/* the wildcard listener's owner, once dev0 is gone and dev1 is in */
+void run_listener_owner(int l)
+{
+	await([](int) {
+		return dev(s9_d0).remove_returned && s9_req_done;
+	}, 0, "removal, request");
+	ModelId &m = id(l);
+	xcma_fsm_link *first = m.fsm.children.next;
+	if (first == &m.fsm.children || first->next != &m.fsm.children ||
+	    first != &id(s9_c1).fsm.child_item ||
+	    id(s9_c1).fsm.dev != &dev(s9_d1).fsm)
+		fail(Rule::G7, "%s does not listen on %s alone after the "
+			       "removal of %s",
+		     m.name, dev(s9_d1).name, dev(s9_d0).name);
+	user_destroy_once(s9_conn);
+	user_destroy_once(l);
+}
+
+void s9()
+{
+	nsources = 0;
+	s9_req_done = false;
+	s9_d0 = added_dev("dev0");
+	s9_d1 = new_dev("dev1");
+	reserve_child("c0");
+	s9_c1 = reserve_child("c1");
+	s9_l = wildcard_listener("L");
+	s9_conn = reserve_id("conn");
+	spawn("remover0", run_remove, s9_d0);
+	spawn("add1", run_add, s9_d1);
+	spawn("ib_cm_req", run_req_new, 0);
+	spawn("owner", run_listener_owner, s9_l);
 }
 
 const Scenario list[] = {
@@ -279,6 +340,10 @@ const Scenario list[] = {
 	  "two devices removed concurrently, ids on each, one wildcard "
 	  "listener",
 	  s8, 1 },
+	{ "S9_listener_across_replug",
+	  "wildcard listener: one device removed while another is added and "
+	  "a connect request arrives on the new one",
+	  s9, 3 },
 };
 
 } /* namespace */

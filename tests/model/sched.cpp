@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Deterministic scheduler and exhaustive explorer.
+ * Deterministic scheduler and explorer, bounded by preemptions.
  *
  * Threads are coroutines with their own stacks, switched by a few lines of
  * x86-64 assembly (no signal-mask syscall, unlike swapcontext). A thread
@@ -93,6 +93,7 @@ struct Sched {
 	int cur; /* running thread, -1 in setup and in the scheduler */
 	void *main_sp;
 	bool failed;
+	Rule rule;
 	char message[512];
 	/* tracing of one replayed schedule */
 	bool tracing;
@@ -178,7 +179,7 @@ void check_world()
 			continue;
 		unsigned st = m.fsm.state;
 		if (st >= XCMA_FSM_NR_STATES) {
-			fail("%s: invalid state %u", m.name, st);
+			fail(Rule::Api, "%s: invalid state %u", m.name, st);
 			return;
 		}
 		if (st < XCMA_FSM_DEVICE_REMOVAL)
@@ -188,7 +189,7 @@ void check_world()
 						     m.fsm.dev) -
 					     W.devs);
 		if (m.running > 1) {
-			fail("G1: %d callbacks of %s run at once", m.running,
+			fail(Rule::G1, "%d callbacks of %s run at once", m.running,
 			     m.name);
 			return;
 		}
@@ -198,9 +199,13 @@ void check_world()
 				if (W.devs[d].remove_returned &&
 				    (st != XCMA_FSM_LISTEN ||
 				     !(m.fsm.flags & XCMA_FSM_F_WILDCARD))) {
-					fail("G7: wildcard listener %s is %s "
+					fail(Rule::G7,
+					     "wildcard listener %s is %s%s "
 					     "after removal of %s",
 					     m.name, state_name(st),
+					     m.fsm.flags & XCMA_FSM_F_WILDCARD ?
+						     "" :
+						     ", no longer wildcard,",
 					     W.devs[d].name);
 					return;
 				}
@@ -211,7 +216,7 @@ void check_world()
 
 		if (md.remove_returned &&
 		    (md.refs != 0 || md.fsm.ids.next != &md.fsm.ids)) {
-			fail("G5: %s removed while %u references remain",
+			fail(Rule::G5, "%s removed while %u references remain",
 			     md.name, md.refs);
 			return;
 		}
@@ -227,26 +232,50 @@ void check_end()
 		if (!m.used)
 			continue;
 		if (!m.freed)
-			fail("G8: %s never freed (state %s, %u refs)", m.name,
+			fail(Rule::G8, "%s never freed (state %s, %u refs)", m.name,
 			     state_name(m.fsm.state), m.refs);
 	}
 	for (int d = 0; d < W.ndevs && !S.failed; d++) {
 		ModelDev &md = W.devs[d];
 
 		if (md.remove_started && !md.remove_returned)
-			fail("G5: removal of %s never returned", md.name);
+			fail(Rule::G5, "removal of %s never returned", md.name);
 		else if (md.remove_returned && md.refs)
-			fail("G8: %s keeps %u references", md.name, md.refs);
+			fail(Rule::G8, "%s keeps %u references", md.name,
+			     md.refs);
+		/* a device still present: its own reference, no id */
+		else if (md.used && !md.remove_started &&
+			 (md.refs != 1 || md.fsm.ids.next != &md.fsm.ids))
+			fail(Rule::G8,
+			     "%s keeps %u references once every id is gone",
+			     md.name, md.refs);
 	}
 	if (!S.failed && W.ctx_lock != -1)
-		fail("G8: ctx lock still held");
+		fail(Rule::G8, "ctx lock still held");
 	if (!S.failed && (W.ctx.listeners.next != &W.ctx.listeners))
-		fail("G8: a wildcard listener is still registered");
+		fail(Rule::G8, "a wildcard listener is still registered");
 }
 
-/* G6: nobody can run. A sleeper whose condition holds lost its wake-up. */
+/*
+ * Nobody can run. If the library is quiescent (only users wait, for a
+ * notice or a removal that never comes) what is left over says why: check
+ * as at the end (G8, G5). A remover sleeping on a device that no id holds
+ * while nobody is inside a lock step waits for a leaked reference (G8).
+ * A sleeper whose condition holds lost its wake-up (G6); else deadlock.
+ */
 void report_stuck()
 {
+	bool in_lock = false, asleep = false;
+
+	for (int i = 0; i < S.n; i++) {
+		in_lock |= !S.th[i].done && S.th[i].wait == Wait::Lock;
+		asleep |= !S.th[i].done && S.th[i].wait == Wait::Sleep;
+	}
+	if (!in_lock && !asleep) {
+		check_end();
+		if (S.failed)
+			return;
+	}
 	for (int i = 0; i < S.n; i++) {
 		Thread &t = S.th[i];
 
@@ -254,18 +283,35 @@ void report_stuck()
 			continue;
 		for (int k = 0; k < W.nids; k++)
 			if (&W.ids[k].wq == t.wq && W.ids[k].refs == 0) {
-				fail("G6: lost wake-up: %s sleeps on %s whose "
+				fail(Rule::G6,
+				     "lost wake-up: %s sleeps on %s whose "
 				     "references are all gone",
 				     t.name, W.ids[k].name);
 				return;
 			}
 		for (int k = 0; k < W.ndevs; k++)
 			if (&W.devs[k].wq == t.wq && W.devs[k].refs == 0) {
-				fail("G6: lost wake-up: %s sleeps on %s which "
+				fail(Rule::G6,
+				     "lost wake-up: %s sleeps on %s which "
 				     "no id holds any more",
 				     t.name, W.devs[k].name);
 				return;
 			}
+		for (int k = 0; k < W.ndevs && !in_lock; k++) {
+			if (&W.devs[k].wq != t.wq)
+				continue;
+			bool held = false;
+			for (int j = 0; j < W.nids; j++)
+				held |= W.ids[j].used && !W.ids[j].freed &&
+					W.ids[j].fsm.dev == &W.devs[k].fsm;
+			if (!held) {
+				fail(Rule::G8,
+				     "%s keeps %u references that no id "
+				     "holds: %s waits for them forever",
+				     W.devs[k].name, W.devs[k].refs, t.name);
+				return;
+			}
+		}
 	}
 	char who[256];
 	size_t off = 0;
@@ -274,7 +320,7 @@ void report_stuck()
 			off += snprintf(who + off, sizeof(who) - off,
 					" %s@%s(%s)", S.th[i].name,
 					S.th[i].op, S.th[i].obj);
-	fail("G6: deadlock:%s", who);
+	fail(Rule::G6, "deadlock:%s", who);
 }
 
 void reset_world()
@@ -291,7 +337,7 @@ void reset_world()
  * recorded. Returns the number of steps.
  */
 int run_once(const Scenario &sc, int prefix, int bound, Result &r,
-	     bool tracing)
+	     Rule want, bool tracing)
 {
 	reset_world();
 	S.tracing = tracing;
@@ -321,7 +367,7 @@ int run_once(const Scenario &sc, int prefix, int bound, Result &r,
 			break;
 		}
 		if (step >= kMaxSteps) {
-			fail("G6: no progress after %d steps", step);
+			fail(Rule::G6, "no progress after %d steps", step);
 			break;
 		}
 		bool cur_en = cur >= 0 && (en & (1u << cur));
@@ -332,7 +378,7 @@ int run_once(const Scenario &sc, int prefix, int bound, Result &r,
 		if (step < prefix) {
 			pick = trace[step].chosen;
 			if (!(en & (1u << pick))) {
-				fail("internal: replay diverged at step %d",
+				fail(Rule::Model, "replay diverged at step %d",
 				     step);
 				break;
 			}
@@ -360,7 +406,16 @@ int run_once(const Scenario &sc, int prefix, int bound, Result &r,
 		if (!S.failed)
 			check_world();
 	}
-	if (S.failed && r.violations == 0 && !tracing) {
+	if (S.failed && !tracing) {
+		int k = int(S.rule);
+		if (!r.by_rule[k]++)
+			snprintf(r.first_of[k], sizeof(r.first_of[k]), "%s",
+				 S.message);
+	}
+	if (S.failed && !tracing && !r.found &&
+	    (want == Rule::Any || want == S.rule)) {
+		r.found = true;
+		r.rule = S.rule;
 		snprintf(r.message, sizeof(r.message), "%s", S.message);
 		r.trace_len = step;
 		for (int i = 0; i < step && i < kMaxSteps; i++)
@@ -409,9 +464,9 @@ void sched(Wait w, const char *op, const char *obj, void *what,
 	if (S.cur < 0) {
 		/* setup runs alone: nothing can block it */
 		if (w == Wait::Lock && *static_cast<int *>(what) != -1)
-			fail("setup: %s %s would block", op, obj);
+			fail(Rule::Model, "setup: %s %s would block", op, obj);
 		if (w == Wait::Sleep && !static_cast<WaitQ *>(what)->woken)
-			fail("setup: %s %s would sleep", op, obj);
+			fail(Rule::Model, "setup: %s %s would sleep", op, obj);
 		return;
 	}
 	Thread &t = S.th[S.cur];
@@ -439,14 +494,36 @@ void note(const char *fmt, ...)
 	va_end(ap);
 }
 
-void fail(const char *fmt, ...)
+const char *rule_name(Rule r)
+{
+	static const char *const names[kNrRules] = {
+		"any", "G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "api",
+		"model",
+	};
+	return names[int(r)];
+}
+
+bool parse_pin_rule(const char *s, Rule *r)
+{
+	for (int i = int(Rule::G1); i <= int(Rule::G8); i++)
+		if (!strcmp(s, rule_name(Rule(i)))) {
+			*r = Rule(i);
+			return true;
+		}
+	return false;
+}
+
+void fail(Rule rule, const char *fmt, ...)
 {
 	if (!S.failed) {
+		int off = snprintf(S.message, sizeof(S.message), "%s: ",
+				   rule_name(rule));
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(S.message, sizeof(S.message), fmt, ap);
+		vsnprintf(S.message + off, sizeof(S.message) - off, fmt, ap);
 		va_end(ap);
 		S.failed = true;
+		S.rule = rule;
 	}
 	if (S.cur >= 0) {
 		/* abandon this thread: the schedule ends here */
@@ -490,19 +567,19 @@ void set_destroy_target(int i)
 		S.th[S.cur].destroy_target = i;
 }
 
-Result explore(const Scenario &sc, int bound, bool stop_at_first)
+Result explore(const Scenario &sc, int bound, Rule want, bool stop)
 {
 	Result r;
 	int prefix = 0;
 
 	for (;;) {
-		int depth = run_once(sc, prefix, bound, r, false);
+		int depth = run_once(sc, prefix, bound, r, want, false);
 		r.interleavings++;
 		if ((uint64_t)depth > r.max_steps)
 			r.max_steps = depth;
 		if (S.failed) {
 			r.violations++;
-			if (stop_at_first)
+			if (stop && r.found)
 				break;
 		}
 		prefix = backtrack(depth, bound);
@@ -520,7 +597,8 @@ void print_trace(const Scenario &sc, const Result &r)
 	printf("  counterexample in scenario %s (%s):\n", sc.name, sc.what);
 	printf("    step  thread       next operation         object   | "
 	       "states before the step (id=state/refs, dev=refs)\n");
-	run_once(sc, r.trace_len, 1 << 30, const_cast<Result &>(r), true);
+	run_once(sc, r.trace_len, 1 << 30, const_cast<Result &>(r), r.rule,
+		 true);
 }
 
 } /* namespace model */
