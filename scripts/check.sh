@@ -219,7 +219,7 @@ for layer in $layers; do
 		# the debug kernel.
 		plant warn 6.12 'WARNING: .*harness_plant' 'insmod harness_plant.ko warn=1'
 		plant warn-storm 6.12 '[0-9]{4,} report lines in all' 'insmod harness_plant.ko warn=1000'
-		plant bug-oops 6.12 'kernel BUG at .*harness_plant' 'insmod harness_plant.ko oops=1'
+		plant bug-oops 6.12 'BUG: kernel NULL pointer dereference' 'insmod harness_plant.ko oops=1'
 		plant hung-task-midway 6.12 'INFO: task plant_hang:[0-9]+ blocked for more than' \
 			'insmod harness_plant.ko hang_secs=24 && sleep 26'
 		plant hung-in-teardown 6.12 'teardown hung: rmmod harness_plant' \

@@ -13,8 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 cache=${XCMA_CACHE:-/var/cache/xcma}
 c_files=$(git ls-files 'cma/*.c' 'cma/*.h' 'include/*.h' 'tests/kunit/*.c' 'tests/kunit/*.h' \
-	'examples/*.c' 'bench/*.c' 'bench/*.h' 2>/dev/null ||
-	find cma include tests/kunit examples bench -name '*.[ch]' -not -path '*/fsm/*')
+	'examples/*.c' 'bench/*.c' 'bench/*.h' 'tests/harness/*.c' 2>/dev/null ||
+	find cma include tests/kunit tests/harness examples bench -name '*.[ch]' -not -path '*/fsm/*')
 
 source_tree() {
 	local v src
@@ -52,9 +52,9 @@ sparse)
 	out=$top/build/sparse
 	rm -rf "$out" && mkdir -p "$out"
 	rsync -a --include='/Kbuild' --include='/cma/***' --include='/include/***' \
-		--include='/tests/' --include='/tests/kunit/***' --include='/examples/***' \
-		--exclude='*' "$top/" "$out/"
-	make -C "$KDIR" M="$out" C=2 CHECK="sparse -Wsparse-error" XCMA_EXAMPLES=1 \
+		--include='/tests/' --include='/tests/kunit/***' --include='/tests/harness/***' \
+		--include='/examples/***' --exclude='*' "$top/" "$out/"
+	make -C "$KDIR" M="$out" C=2 CHECK="sparse -Wsparse-error" XCMA_EXAMPLES=1 XCMA_HARNESS=1 \
 		MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" \
 		>"$out/sparse.log" 2>&1 || { cat "$out/sparse.log"; exit 1; }
 	if grep -E ': (warning|error):' "$out/sparse.log"; then exit 1; fi

@@ -22,7 +22,7 @@ MODULE_PARM_DESC(warn, "WARN this many times");
 
 static bool oops;
 module_param(oops, bool, 0444);
-MODULE_PARM_DESC(oops, "BUG() in module init");
+MODULE_PARM_DESC(oops, "dereference NULL in module init");
 
 static bool lockdep;
 module_param(lockdep, bool, 0444);
@@ -126,8 +126,12 @@ static int __init plant_init(void)
 
 	for (i = 0; i < warn; i++)
 		WARN(1, "harness_plant: planted warning %u of %u\n", i + 1, warn);
-	if (oops)
-		BUG();
+	if (oops) {
+		int *p = NULL;
+
+		OPTIMIZER_HIDE_VAR(p);
+		pr_info("harness_plant: read %d\n", READ_ONCE(*p));
+	}
 	if (lockdep)
 		plant_lock_inversion();
 	if (kasan)
@@ -162,10 +166,11 @@ static void first_passes(struct kunit *test)
 
 static void second_may_crash(struct kunit *test)
 {
-	int *volatile p = NULL;
+	int *p = NULL;
 
+	OPTIMIZER_HIDE_VAR(p);
 	if (kunit_crash)
-		KUNIT_EXPECT_EQ(test, *p, 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(*p), 0);
 }
 
 static void third_never_runs_after_a_crash(struct kunit *test)
