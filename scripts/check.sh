@@ -241,6 +241,15 @@ for layer in $layers; do
 		else
 			record FAIL harness/kunit-crash-counts-unreported-cases
 		fi
+		# a run that fails before QEMU starts leaves no console behind,
+		# so an earlier run's cannot be parsed as this one's
+		echo 'ok 1 stale' >build/vm/plant-stale.log
+		if ! scripts/vm.sh -q -k 6.12 -o build/vm/plant-stale.log -f /nonexistent -- true \
+			>build/logs/plant-stale.log 2>&1 && [ ! -e build/vm/plant-stale.log ]; then
+			record PASS harness/failed-run-leaves-no-stale-console
+		else
+			record FAIL harness/failed-run-leaves-no-stale-console
+		fi
 		# a boot whose filter matches no suite: clean console, no case run;
 		# its verdicts must fail
 		scripts/vm.sh -q -k kunit -o build/vm/plant-kunit-no-case.log \
