@@ -526,9 +526,9 @@ static bool rg_wait(struct rg_id *r, int n)
 static void rg_expect(struct kunit *test, struct rg_id *r, const int *want,
 		      int count)
 {
-	int i;
+	int i, n = READ_ONCE(r->n);
 
-	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(r->n), count, "events seen");
+	KUNIT_EXPECT_EQ_MSG(test, n, count, "events seen");
 	for (i = 0; i < min(r->n, count); i++)
 		KUNIT_EXPECT_EQ_MSG(test, r->ev[i], want[i], "event %d: %s", i,
 				    rdma_event_msg(r->ev[i]));
