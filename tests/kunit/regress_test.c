@@ -537,6 +537,12 @@ static void rg_expect(struct kunit *test, struct rg_id *r, const int *want,
 			    "G2/G3: callback after destroy");
 }
 
+/* a held callback or fake has been reached */
+static bool rg_entered(struct completion *c)
+{
+	return wait_for_completion_timeout(c, msecs_to_jiffies(RG_WAIT_MS)) > 0;
+}
+
 static unsigned int rg_state_of(struct rdma_cm_id *id)
 {
 	return xcma_fsm_id_state(&xcma_id_of(id)->life.fsm);
@@ -835,8 +841,7 @@ static void destroy_by_return_races_rep(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, rg_wait(c, 1));
 	KUNIT_ASSERT_EQ(test, cm_make_qp(c->id, &c->pd, &c->cq), 0);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_route(c->id, 2000), 0);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&c->entered,
-				msecs_to_jiffies(RG_WAIT_MS)));
+	KUNIT_ASSERT_TRUE(test, rg_entered(&c->entered));
 	KUNIT_EXPECT_EQ(test, c->connect_ret, 0);
 	refs = rg_refs(c->id);
 	/* the REP's delivery holds a reference and waits for the lock */
@@ -1133,8 +1138,7 @@ static void listener_destroyed_during_req_setup(struct kunit *test)
 	rg.hold_req = true;
 	KUNIT_ASSERT_EQ(test, rdma_connect(c->id, (struct rdma_conn_param *)
 					   &rg_param), 0);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&rg.req_entered,
-				msecs_to_jiffies(RG_WAIT_MS)));
+	KUNIT_ASSERT_TRUE(test, rg_entered(&rg.req_entered));
 
 	a = rg_async_start(test, rg_do_destroy, l);
 	msleep(200);
@@ -1587,8 +1591,7 @@ static void dreq_races_destroy(struct kunit *test)
 	rg_pair_connect(test, &p, 18822);
 	p.c->block_on = RDMA_CM_EVENT_DISCONNECTED + 1;
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(p.ss->conn), 0);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&p.c->entered,
-				msecs_to_jiffies(RG_WAIT_MS)));
+	KUNIT_ASSERT_TRUE(test, rg_entered(&p.c->entered));
 	cm_free_qp(p.c->id, p.c->pd, p.c->cq);
 	p.c->pd = NULL;
 	a = rg_async_start(test, rg_do_destroy, p.c);
