@@ -485,21 +485,6 @@ static int rg_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return ret;
 }
 
-static struct rg_id *rg_new(struct kunit *test)
-{
-	struct rg_id *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	spin_lock_init(&r->lock);
-	init_waitqueue_head(&r->wq);
-	init_completion(&r->entered);
-	init_completion(&r->release);
-	r->id = rdma_create_id(&init_net, rg_handler, r, RDMA_PS_TCP,
-			       IB_QPT_RC);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(r->id));
-	return r;
-}
-
 static void rg_destroy(struct rg_id *r)
 {
 	if (r->pd) {
@@ -514,6 +499,33 @@ static void rg_destroy(struct rg_id *r)
 		return;
 	rdma_destroy_id(r->id);
 	WRITE_ONCE(r->destroyed, true);
+}
+
+/* deferred cleanup: after the case, whatever it did not destroy */
+static void rg_cleanup(void *data)
+{
+	struct rg_id *r = data;
+
+	complete_all(&r->release);
+	rg_destroy(r);
+}
+
+static struct rg_id *rg_new(struct kunit *test)
+{
+	struct rg_id *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	spin_lock_init(&r->lock);
+	init_waitqueue_head(&r->wq);
+	init_completion(&r->entered);
+	init_completion(&r->release);
+	r->id = rdma_create_id(&init_net, rg_handler, r, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->id));
+	/* a case that stopped half-way leaves nothing to the next one */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rg_cleanup, r),
+			0);
+	return r;
 }
 
 static bool rg_wait(struct rg_id *r, int n)
@@ -940,11 +952,13 @@ static void resolve_addr_again_cancels_first(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rg_resolve_addr(r, NULL, RG_IP, 18803), 0);
 	KUNIT_ASSERT_TRUE(test, rg_wait(r, 2));
 	rg_expect(test, r, want, ARRAY_SIZE(want));
-	KUNIT_ASSERT_EQ(test, rg.ncalls, 3);
+	KUNIT_EXPECT_EQ_MSG(test, rg.ncalls, 3, "resolve_ip/addr_cancel calls");
 	KUNIT_EXPECT_EQ(test, rg.calls[0], RG_CALL_RESOLVE);
-	KUNIT_EXPECT_EQ_MSG(test, rg.calls[1], RG_CALL_CANCEL,
-			    "the failed request was not cancelled first");
-	KUNIT_EXPECT_EQ(test, rg.calls[2], RG_CALL_RESOLVE);
+	if (rg.ncalls >= 2)
+		KUNIT_EXPECT_EQ_MSG(test, rg.calls[1], RG_CALL_CANCEL,
+				    "the failed request was not cancelled first");
+	if (rg.ncalls >= 3)
+		KUNIT_EXPECT_EQ(test, rg.calls[2], RG_CALL_RESOLVE);
 	rg_destroy(r);
 	rg_expect_clean(test);
 }
@@ -1022,7 +1036,7 @@ static void resolve_addr_refused_changes_nothing(struct kunit *test)
 	/* the conn id's context is the listener's: its log has the REQ */
 	KUNIT_EXPECT_TRUE(test, rg_wait(l, 1));
 	rg_destroy(c);
-	rdma_destroy_id(l->id);
+	rg_destroy(l);
 	rg_expect_clean(test);
 }
 
