@@ -1685,6 +1685,15 @@ static void rg_run_quiet(char *cmd)
 	call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
 }
 
+/*
+ * Suites before this one delete and re-add rxe0, whose GIDs come back a
+ * little later: wait until 10.99.0.1 binds.
+ */
+static int regress_suite_init(struct kunit_suite *suite)
+{
+	return rg_wait_gid(RG_IP);
+}
+
 /* rxe1 and xr0 go, whatever the cases left */
 static void regress_suite_exit(struct kunit_suite *suite)
 {
@@ -1720,6 +1729,7 @@ static struct kunit_suite regress_suite = {
 	.name = "xcma_regress",
 	.init = rg_init,
 	.exit = rg_exit,
+	.suite_init = regress_suite_init,
 	.suite_exit = regress_suite_exit,
 	.test_cases = regress_cases,
 };
