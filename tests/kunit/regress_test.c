@@ -1186,6 +1186,47 @@ static void listener_destroyed_during_req_setup(struct kunit *test)
 }
 
 /*
+ * rdma_listen() on an id that is not ADDR_BOUND. in-tree: "RDMA/cma: Do
+ * not change route.addr.src_addr.ss_family" (bc0bdc5afaa7, syzbot: the
+ * refused listen rewrote a listener's address family, and its destroy
+ * then missed its per-device listens)
+ *
+ * An IPv6 wildcard listener listens again: -EINVAL, still LISTEN, still
+ * AF_INET6, one child per device as before; reuseaddr cannot be set on
+ * it (-EINVAL). An ADDR_RESOLVED id is refused the same way. Destroying
+ * the listener takes all its children and their ib_cm listens with it.
+ */
+static void listen_on_non_bound_id(struct kunit *test)
+{
+	struct sockaddr_storage any6;
+	struct rg_id *l, *r;
+
+	l = rg_new(test);
+	cm_addr6(&any6, NULL, 18824);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(l->id, (struct sockaddr *)&any6),
+			0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(l->id, 8), 0);
+	KUNIT_EXPECT_EQ(test, rg_tracked(), rg_devices());
+	KUNIT_EXPECT_EQ(test, rdma_listen(l->id, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_set_reuseaddr(l->id, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rg_state_of(l->id), XCMA_FSM_LISTEN);
+	KUNIT_EXPECT_EQ(test, l->id->route.addr.src_addr.ss_family, AF_INET6);
+	KUNIT_EXPECT_EQ(test, rg_tracked(), rg_devices());
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), rg_base_ids + 1 + rg_devices());
+
+	r = rg_new(test);
+	KUNIT_ASSERT_EQ(test, rg_resolve_addr(r, NULL, RG_IP, 18825), 0);
+	KUNIT_ASSERT_TRUE(test, rg_wait(r, 1));
+	KUNIT_EXPECT_EQ(test, rdma_listen(r->id, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rg_state_of(r->id), XCMA_FSM_ADDR_RESOLVED);
+	KUNIT_EXPECT_EQ(test, r->id->route.addr.src_addr.ss_family, AF_INET);
+	rg_destroy(r);
+	rg_destroy(l);
+	KUNIT_EXPECT_EQ(test, l->n, 0);
+	rg_expect_clean(test);
+}
+
+/*
  * A wildcard listener whose per-device listen fails. in-tree: "RDMA/cma:
  * Fix listener leak in rdma_cma_listen_on_all() failure" (ca465e1f1f9b),
  * "RDMA/cma: Add missing error handling of listen_id" (c80a0c52d85c)
@@ -1712,6 +1753,7 @@ static struct kunit_case regress_cases[] = {
 	KUNIT_CASE(listen_after_failed_bind),
 	KUNIT_CASE(bind_twice_then_port_reuse),
 	KUNIT_CASE(listener_destroyed_during_req_setup),
+	KUNIT_CASE(listen_on_non_bound_id),
 	KUNIT_CASE(wildcard_listen_failure_leaks_nothing),
 	KUNIT_CASE(wildcard_listener_destroyed_during_add),
 	KUNIT_CASE(netdev_address_removed_under_ids),
