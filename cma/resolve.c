@@ -23,12 +23,18 @@
 #include "ops.h"
 #include "xcma.h"
 
+/*
+ * @dev_if, if not NULL, is the interface a link-local destination pins
+ * (rdma_resolve_addr() without a source). Like every other field of the
+ * id it is written only once the state machine let the bind through: a
+ * refused call must not touch a live id (in-tree 22e9f71072fa).
+ */
 static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
-		     const struct sockaddr *daddr)
+		     const struct sockaddr *daddr, const int *dev_if)
 {
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
 	struct sockaddr_storage old_src, old_dst;
-	int bound_dev_if = da->bound_dev_if;
+	int bound_dev_if, old_dev_if;
 	int ret;
 
 	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
@@ -36,6 +42,8 @@ static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 	ret = xcma_id_transition(xid, XCMA_EV_BIND);
 	if (ret)
 		return ret;
+	old_dev_if = da->bound_dev_if;
+	bound_dev_if = dev_if ? *dev_if : old_dev_if;
 	ret = xcma_addr_check_linklocal(addr, &bound_dev_if);
 	if (ret)
 		goto err_state;
@@ -77,7 +85,7 @@ err_port:
 err_addr:
 	xid->id.route.addr.src_addr = old_src;
 	xid->id.route.addr.dst_addr = old_dst;
-	da->bound_dev_if = 0;
+	da->bound_dev_if = old_dev_if;
 err_state:
 	if (xcma_id_transition(xid, XCMA_EV_BIND_UNDO))
 		pr_debug("xcma: bind undo refused\n");
@@ -97,7 +105,7 @@ err_state:
  */
 int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	return bind_addr(xcma_id_of(id), addr, NULL);
+	return bind_addr(xcma_id_of(id), addr, NULL, NULL);
 }
 EXPORT_SYMBOL(rdma_bind_addr);
 
@@ -202,10 +210,10 @@ static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
 			    const struct sockaddr *dst)
 {
 	struct sockaddr_storage any = {};
-	int ret;
+	int dev_if;
 
 	if (src && src->sa_family)
-		return bind_addr(xid, src, dst);
+		return bind_addr(xid, src, dst, NULL);
 	/* no source: the wildcard of the destination's family */
 	any.ss_family = dst->sa_family;
 	if (dst->sa_family == AF_INET6) {
@@ -213,14 +221,13 @@ static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
 		struct sockaddr_in6 *s6 = (void *)&any;
 
 		s6->sin6_scope_id = d6->sin6_scope_id;
-		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
-			xid->id.route.addr.dev_addr.bound_dev_if =
-				d6->sin6_scope_id;
+		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL) {
+			dev_if = d6->sin6_scope_id;
+			return bind_addr(xid, (struct sockaddr *)&any, dst,
+					 &dev_if);
+		}
 	}
-	ret = bind_addr(xid, (struct sockaddr *)&any, dst);
-	if (ret)
-		xid->id.route.addr.dev_addr.bound_dev_if = 0;
-	return ret;
+	return bind_addr(xid, (struct sockaddr *)&any, dst, NULL);
 }
 
 /**

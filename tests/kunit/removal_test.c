@@ -12,8 +12,10 @@
  * own, so that the owners share one removal (a removal and a re-add cost
  * seconds of ib_core and rxe work in the test VM):
  *   defer    the DEVICE_REMOVAL callback returns 0 and hands the id to a
- *            work item of the owner, which destroys it 50 ms later: the
- *            removal has to wait for that (G5)
+ *            work item of the owner, which destroys it after up to
+ *            RM_DEFER_MS, reading xcma's removal counter until then: the
+ *            removal has to wait for that, and must not have returned
+ *            while the owner still held the device (G5)
  *   return   the DEVICE_REMOVAL callback returns non-zero: the CM
  *            destroys the id (G3)
  *   race     a work item of the owner calls rdma_destroy_id as soon as the
@@ -44,7 +46,9 @@
  *   G4  DEVICE_REMOVAL exactly once for an id bound to rxe0 unless it is
  *       being destroyed, never for an id bound to no device, and nothing
  *       after it; the targets' events are compared one by one
- *   G5  when xcma's .remove returns (a watcher sees its counter move: the
+ *   G5  the deferred owner itself reads xcma's count of removed devices
+ *       until its destroy: it must not move before (no watcher involved);
+ *       and when xcma's .remove returns (a watcher sees its counter move: the
  *       link delete returns seconds later, once ib_core is done with the
  *       other clients and rxe), every ib_cm id and GID attribute of the
  *       row's ids has been let go exactly once, ids their owner destroys
@@ -86,6 +90,7 @@
 #define RM_LOG 512
 #define RM_MAX_EV 16
 #define RM_WAIT_MS 10000
+#define RM_DEFER_MS 500
 #define RM_DELETE "/usr/sbin/rdma link delete " RM_DEV
 #define RM_ADD "/usr/sbin/rdma link add " RM_DEV " type rxe netdev eth0"
 
@@ -157,6 +162,7 @@ struct rm_owner;
  * @cm_released: destroy_cm_id(@cm_id) calls while armed
  * @listen_released: destroy_cm_id(@listen_cm_id) calls while armed
  * @work: the owner's deferred destroy
+ * @removed_first: the deferred owner saw .remove return before its destroy
  * @want: events expected before DEVICE_REMOVAL, in order
  * @nwant: how many
  * @opt: events that may follow @want once each (-1: none)
@@ -189,6 +195,7 @@ struct rm_slot {
 	atomic_t cm_released;
 	atomic_t listen_released;
 	struct work_struct work;
+	bool removed_first;
 	const int *want;
 	int nwant;
 	int opt[2];
@@ -534,12 +541,26 @@ static void rm_destroy(struct rm_slot *s)
 	rm_log(r, RM_DESTROY_RET, s->idx, 0, atomic_read(&s->in_cb));
 }
 
-/* "defer": the owner gets to it a little later, from its own thread */
+/*
+ * "defer": the owner gets to it a little later, from its own thread. Until
+ * then it reads the count of removed devices itself: xcma's .remove cannot
+ * have returned while this id holds rxe0 (G5), whether or not the watcher
+ * got to run meanwhile. Polling for RM_DEFER_MS gives a .remove that does
+ * not wait for holders time to return, and be caught.
+ */
 static void rm_deferred_destroy(struct work_struct *work)
 {
 	struct rm_slot *s = container_of(work, struct rm_slot, work);
+	unsigned long end = jiffies + msecs_to_jiffies(RM_DEFER_MS);
+	struct xcma_device_counters c;
 
-	msleep(50);
+	for (;;) {
+		xcma_device_get_counters(&c);
+		if (c.removed != s->run->removed0 || !time_before(jiffies, end))
+			break;
+		usleep_range(1000, 2000);
+	}
+	s->removed_first = c.removed != s->run->removed0;
 	rm_destroy(s);
 }
 
@@ -1359,11 +1380,15 @@ static void rm_check_owner(struct kunit *test, struct rm_owner *o)
 	struct rm_run *r = o->run;
 	struct rm_slot *t = o->target;
 
-	if (o->beh == RM_DEFER && st->on_device)
+	if (o->beh == RM_DEFER && st->on_device) {
 		KUNIT_EXPECT_LT_MSG(test, rm_find(r, RM_DESTROY_CALL, t->idx),
 				    rm_find(r, RM_REMOVE_RET, -1),
 				    "G5: %s: .remove returned before the owner destroyed",
 				    who);
+		KUNIT_EXPECT_FALSE_MSG(test, t->removed_first,
+				       "G5: %s: the owner saw .remove return while its id held "
+				       RM_DEV, who);
+	}
 	if (st->late_event == RDMA_CM_EVENT_ADDR_RESOLVED) {
 		/* cancelled exactly once, unless it completed first */
 		KUNIT_EXPECT_EQ_MSG(test, o->aq.cancels +
