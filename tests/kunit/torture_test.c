@@ -1533,8 +1533,12 @@ static void torture_batch(struct kunit *test)
 	while (!t.aborted && !t_all_done()) {
 		wait_event_timeout(t.wq, t_all_done(),
 				   msecs_to_jiffies(200 + t_below(&t.rnd, 1000)));
-		est = t.removals ? div_u64(t.removal_ns * 3, t.removals * 2) :
+		/* a removal as long as the mean so far, 8 s at most */
+		est = t.removals ? div_u64(t.removal_ns, t.removals) :
 				   4 * NSEC_PER_SEC;
+		est = min_t(u64, est, 8 * NSEC_PER_SEC);
+		if (!torture_removal)
+			est = 0;
 		if (ktime_get_ns() - start + est > limit)
 			break;
 		if (torture_removal && !t_all_done())
