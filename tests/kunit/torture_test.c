@@ -745,8 +745,9 @@ static int t_request(struct t_rec *c)
 
 	if (how < 2) {
 		if (how == 0)
-			t_count(C_REJECT, c, rdma_reject(c->id, "busy", 4,
-						IB_CM_REJ_CONSUMER_DEFINED));
+			t_count(C_REJECT, c,
+				rdma_reject(c->id, "busy", 4,
+					    IB_CM_REJ_CONSUMER_DEFINED));
 		set_bit(RF_BY_RETURN, &c->flags);
 		t_count(C_BY_RETURN, c, 0);
 		return 1;
