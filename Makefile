@@ -2,6 +2,9 @@
 #
 #   make                 build xcma.ko against KDIR
 #   make check           every test layer, ends with "N passed, N failed"
+#                        (XCMA_STRESS_ROUNDS=N: removal stress rounds;
+#                        XCMA_TORTURE_OPS=N, XCMA_TORTURE_SEED=N: torture
+#                        operations, and a seed to replay)
 #   make demo            what xcma does today, on Debian's 6.1 kernel in QEMU
 #   make model|mutants   the lifecycle model checker and its mutants
 #   make unit            userspace tests of the C++ library (ASan+UBSan)
@@ -33,7 +36,9 @@ deps:
 	scripts/deps.sh
 
 check:
-	scripts/check.sh
+	XCMA_STRESS_ROUNDS='$(XCMA_STRESS_ROUNDS)' \
+		XCMA_TORTURE_OPS='$(XCMA_TORTURE_OPS)' \
+		XCMA_TORTURE_SEED='$(XCMA_TORTURE_SEED)' scripts/check.sh
 
 demo:
 	scripts/demo.sh

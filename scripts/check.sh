@@ -7,6 +7,8 @@
 #
 #   XCMA_LAYERS="unit model ..."   run only these layers (default: all)
 #   XCMA_STRESS_ROUNDS=N           rounds of the removal stress (default 200)
+#   XCMA_TORTURE_OPS=N             operations of the torture (default 250000)
+#   XCMA_TORTURE_SEED=N            replay the torture with this seed
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -196,6 +198,19 @@ for layer in $layers; do
 		sed 's/^/  /' build/logs/kunit-removal-stress-vm.log
 		grep -a 'removal_summary: ' "$log" | sed 's/^.*removal_summary: /  stress: /'
 		kunit_boot removal-stress "$log" $vrc
+		# random API calls, valid and invalid, on a shared id pool while
+		# rxe0 comes and goes; the seed is in the log (torture_seed=)
+		log=build/vm/kunit-torture.log
+		scripts/vm.sh -q -k kunit -t 1800 -o "$log" \
+			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
+			-a 'kunit.filter_glob=xcma_torture' \
+			-- "insmod xcma_kunit.ko torture_ops=${XCMA_TORTURE_OPS:-250000} torture_seed=${XCMA_TORTURE_SEED:-0}" \
+			2>build/logs/kunit-torture-vm.log
+		vrc=$?
+		sed 's/^/  /' build/logs/kunit-torture-vm.log
+		grep -a 'torture_summary: \(seed\|ops\|events\)' "$log" |
+			sed 's/^.*torture_summary: /  torture: /'
+		kunit_boot torture "$log" $vrc
 		# the example consumer's stock-kernel scripts, under lockdep,
 		# KASAN and kmemleak
 		run kunit/hotplug example kunit hotplug

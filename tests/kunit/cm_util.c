@@ -15,8 +15,10 @@
 #include <rdma/ib_cm.h>
 
 #include "../../cma/id.h"
+#include "../../cma/xcma.h"
 #include "cm_util.h"
 #include "xcma/fsm.h"
+#include "xcma_kunit.h"
 
 #define MSG "hello over xcma"
 
@@ -463,4 +465,81 @@ int cm_addr6_linklocal(struct sockaddr_storage *ss, u16 port)
 	ret = ret ? -ENOKEY : dev->ifindex;
 	dev_put(dev);
 	return ret;
+}
+
+/**
+ * cm_rxe_delete - delete rxe0 (device hot-removal) and check the counters
+ * @test: the case
+ *
+ * Return: the exit status of rdma link delete.
+ */
+int cm_rxe_delete(struct kunit *test)
+{
+	struct xcma_device_counters before, gone;
+	unsigned int holders;
+	int state, ret;
+
+	xcma_device_get_counters(&before);
+	ret = xcma_kunit_run(test, CM_RXE_DELETE);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	xcma_device_get_counters(&gone);
+	KUNIT_EXPECT_EQ(test, xcma_device_query("rxe0", &state, &holders), -ENODEV);
+	KUNIT_EXPECT_EQ(test, gone.removed, before.removed + 1);
+	KUNIT_EXPECT_EQ(test, gone.added, before.added);
+	KUNIT_EXPECT_EQ(test, gone.live, gone.added - gone.removed);
+	return ret;
+}
+
+/**
+ * cm_rxe_add - add rxe0 again and check the counters
+ * @test: the case
+ *
+ * Return: the exit status of rdma link add.
+ */
+int cm_rxe_add(struct kunit *test)
+{
+	struct xcma_device_counters before, back;
+	unsigned int holders;
+	int state, ret;
+
+	xcma_device_get_counters(&before);
+	ret = xcma_kunit_run(test, CM_RXE_ADD);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	xcma_device_get_counters(&back);
+	KUNIT_EXPECT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
+	KUNIT_EXPECT_EQ(test, back.added, before.added + 1);
+	KUNIT_EXPECT_EQ(test, back.live, back.added - back.removed);
+	return ret;
+}
+
+/**
+ * cm_module_refs_settle - wait up to about 5 s for xcma.ko's references
+ * @want: the count to wait for (ids freed late drop theirs late)
+ *
+ * Return: the last count read.
+ */
+int cm_module_refs_settle(int want)
+{
+	int i, refs = xcma_id_module_refs();
+
+	for (i = 0; i < 300 && refs != want; i++) {
+		usleep_range(10000, 20000);
+		refs = xcma_id_module_refs();
+	}
+	return refs;
+}
+
+/* rxe0 is there, active, held by no id, and the device counters add up */
+void cm_expect_rxe0_idle(struct kunit *test)
+{
+	struct xcma_device_counters c;
+	unsigned int holders = 0;
+	int state = -1;
+
+	KUNIT_EXPECT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
+	KUNIT_EXPECT_EQ(test, state, XCMA_DEV_ACTIVE);
+	KUNIT_EXPECT_EQ_MSG(test, holders, 0U, "rxe0 still held");
+	xcma_device_get_counters(&c);
+	KUNIT_EXPECT_EQ(test, c.live, c.added - c.removed);
+	KUNIT_EXPECT_EQ(test, c.live, 1U);
 }

@@ -99,4 +99,12 @@ int cm_rdma_write_read(struct rdma_cm_id *cli, struct ib_pd *cpd,
 		       struct ib_pd *spd, struct ib_cq *scq);
 int cm_addr6_linklocal(struct sockaddr_storage *ss, u16 port);
 
+/* device hot-removal of rxe0, and what must hold once it is back */
+#define CM_RXE_DELETE "/usr/sbin/rdma link delete rxe0"
+#define CM_RXE_ADD "/usr/sbin/rdma link add rxe0 type rxe netdev eth0"
+int cm_rxe_delete(struct kunit *test);
+int cm_rxe_add(struct kunit *test);
+int cm_module_refs_settle(int want);
+void cm_expect_rxe0_idle(struct kunit *test);
+
 #endif /* XCMA_KUNIT_CM_UTIL_H */

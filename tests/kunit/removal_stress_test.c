@@ -48,6 +48,7 @@
 
 #include "../../cma/id.h"
 #include "../../cma/xcma.h"
+#include "cm_util.h"
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"
 
@@ -1026,17 +1027,6 @@ static int st_worker_fn(void *data)
 
 /* ---- the case ---- */
 
-static int st_refs_settle(int want)
-{
-	int i, refs = xcma_id_module_refs();
-
-	for (i = 0; i < 300 && refs != want; i++) {
-		usleep_range(10000, 20000);
-		refs = xcma_id_module_refs();
-	}
-	return refs;
-}
-
 static void st_start_workers(struct kunit *test)
 {
 	struct task_struct *t;
@@ -1107,54 +1097,39 @@ static void st_check_released(struct kunit *test)
 
 static void st_round(struct kunit *test)
 {
-	struct xcma_device_counters before, gone, back;
-	unsigned int holders;
 	u64 t0, t1, t2;
-	int state, ret;
+	int ret;
 
 	msleep(100 + st_below(&st.rnd, 700));
 
-	xcma_device_get_counters(&before);
 	atomic_inc(&st.gen_started);
 	/* an id that reads the old count got rxe0 before this delete began */
 	smp_mb__after_atomic();
 	t0 = ktime_get_ns();
-	ret = xcma_kunit_run(test, "/usr/sbin/rdma link delete rxe0");
+	cm_rxe_delete(test);
 	t1 = ktime_get_ns();
 	/* the delete is over before anybody sees it counted */
 	smp_mb__before_atomic();
 	atomic_inc(&st.gen_done);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	xcma_device_get_counters(&gone);
-	KUNIT_EXPECT_EQ(test, xcma_device_query("rxe0", &state, &holders), -ENODEV);
-	KUNIT_EXPECT_EQ(test, gone.removed, before.removed + 1);
-	KUNIT_EXPECT_EQ(test, gone.added, before.added);
-	KUNIT_EXPECT_EQ(test, gone.live, gone.added - gone.removed);
 
 	msleep(st_below(&st.rnd, 200));
 
-	ret = xcma_kunit_run(test, "/usr/sbin/rdma link add rxe0 type rxe netdev eth0");
+	ret = cm_rxe_add(test);
 	t2 = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (ret)
 		st.aborted = true;
-	xcma_device_get_counters(&back);
-	KUNIT_EXPECT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
-	KUNIT_EXPECT_EQ(test, back.added, gone.added + 1);
-	KUNIT_EXPECT_EQ(test, back.live, back.added - back.removed);
 	st.delete_ns += t1 - t0;
 	st.add_ns += t2 - t1;
 }
 
 static void removal_rounds(struct kunit *test)
 {
-	unsigned int first = st.rounds + 1, holders;
-	int violations = atomic_read(&st.violations), state;
+	unsigned int first = st.rounds + 1;
+	int violations = atomic_read(&st.violations);
 	long ids = atomic_long_read(&st.n.ids);
 	long conns = atomic_long_read(&st.n.connections);
 	long msgs = atomic_long_read(&st.n.messages);
 	long notices = atomic_long_read(&st.n.events[RDMA_CM_EVENT_DEVICE_REMOVAL]);
-	struct xcma_device_counters c;
 	u64 start = ktime_get_ns(), r0;
 	char why[sizeof(st.why)];
 
@@ -1176,13 +1151,8 @@ static void removal_rounds(struct kunit *test)
 	st_stop_workers();
 	st_check_released(test);
 
-	KUNIT_EXPECT_EQ(test, st_refs_settle(st.base_refs), st.base_refs);
-	KUNIT_EXPECT_EQ(test, xcma_device_query("rxe0", &state, &holders), 0);
-	KUNIT_EXPECT_EQ(test, state, XCMA_DEV_ACTIVE);
-	KUNIT_EXPECT_EQ(test, holders, 0U);
-	xcma_device_get_counters(&c);
-	KUNIT_EXPECT_EQ(test, c.live, c.added - c.removed);
-	KUNIT_EXPECT_EQ(test, c.live, 1U);
+	KUNIT_EXPECT_EQ(test, cm_module_refs_settle(st.base_refs), st.base_refs);
+	cm_expect_rxe0_idle(test);
 	spin_lock(&st.why_lock);
 	strscpy(why, st.why, sizeof(why));
 	spin_unlock(&st.why_lock);
