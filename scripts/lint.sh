@@ -70,7 +70,18 @@ sparse)
 		>"$out-sbs/sparse.log" 2>&1 || { cat "$out-sbs/sparse.log"; exit 1; }
 	if grep -E ': (warning|error):' "$out-sbs/sparse.log"; then exit 1; fi
 	n=$((n + $(grep -c ' CHECK ' "$out-sbs/sparse.log")))
-	echo "sparse: clean ($n files, bench/ side by side)"
+	# the KUnit suites build only against the debug kernel (CONFIG_KUNIT)
+	eval "$(scripts/kernels.sh kunit)"
+	rm -rf "$out-kunit" && mkdir -p "$out-kunit"
+	rsync -a --include='/Kbuild' --include='/cma/***' --include='/include/***' \
+		--include='/tests/' --include='/tests/kunit/***' --exclude='*' "$top/" "$out-kunit/"
+	CCACHE_DIR=$cache/ccache make -C "$KDIR" M="$out-kunit" C=2 CHECK="sparse -Wsparse-error" \
+		XCMA_KUNIT=1 CC="ccache gcc" -j"$(nproc)" \
+		MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" \
+		>"$out-kunit/sparse.log" 2>&1 || { cat "$out-kunit/sparse.log"; exit 1; }
+	if grep -E ': (warning|error):' "$out-kunit/sparse.log"; then exit 1; fi
+	n=$((n + $(grep -c ' CHECK ' "$out-kunit/sparse.log")))
+	echo "sparse: clean ($n files, bench/ side by side, tests/kunit on the debug kernel)"
 	;;
 state-writes)
 	# a C assignment to a field called state (== and != are comparisons)
