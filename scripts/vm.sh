@@ -115,6 +115,13 @@ qemu=(qemu-system-x86_64 -m 2G -smp 2 -no-reboot -display none -monitor none
 	-serial stdio -kernel "$KIMAGE" -initrd "$stage.cpio" -append "$append"
 	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0)
 
+# Stock kernels bring up both vCPUs. Under multi-threaded TCG a vCPU can
+# run a stale translation of code another vCPU has just re-patched: once,
+# stock 6.12 died at boot with "Oops: int3" in sched_clock_cpu() as the
+# static key of a stable sched_clock was flipped (text_poke_bp), before
+# /init. One TCG thread for both vCPUs keeps the guest SMP and its code
+# patching coherent. (The KUnit kernel brings up one CPU.)
+[ "$kernel" = kunit ] || qemu+=(-accel tcg,thread=single)
 start=$(date +%s.%N)
 set +e
 if [ $quiet = 1 ]; then
