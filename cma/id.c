@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Ids: creation, destroy, the per-id options, and the glue between the
- * lifecycle library and the user's callback.
+ * Ids: creation, destroy, the per-id options, and the one way the user's
+ * callback is called (xcma_id_call_user()).
  *
- * The library calls the owner of an id back with (event, status) only.
- * An event that carries more (private data, connection parameters, an
- * ib_cm event to act on first) is described by a struct xcma_event_ctx
- * that the delivering task puts on the id's pending list; the callback
- * runs in that same task, which is how id_event() finds it. Deliveries
- * the library makes by itself (DEVICE_REMOVAL) have no context.
+ * An event source builds the rdma_cm_event on its stack and delivers it
+ * through the lifecycle library: xcma_fsm_id_enter() (handler mutex, the
+ * table), its own work before the user hears of it, xcma_id_call_user(),
+ * xcma_fsm_id_leave() (unlock, or destroy on a non-zero return). Events
+ * the library delivers by itself (DEVICE_REMOVAL) come through id_event().
  */
 #include <linux/atomic.h>
 #include <linux/export.h>
@@ -29,84 +28,34 @@
 /* numbers the ids for trace events */
 static atomic_t id_nums = ATOMIC_INIT(0);
 
-static struct xcma_event_ctx *take_pending(struct xcma_id *xid,
-					   unsigned int cm_event)
+/**
+ * xcma_id_call_user - run the user's callback for an event
+ * @xid: the id, entered (its handler mutex held)
+ * @ev: the event, as the table let it through
+ *
+ * Return: the user's value; non-zero asks for the id's destroy, which the
+ * caller's xcma_fsm_id_leave() does.
+ */
+int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev)
 {
-	struct xcma_event_ctx *e, *found = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&xid->pending_lock, flags);
-	list_for_each_entry(e, &xid->pending, node) {
-		if (e->task == current && e->cm_event == cm_event) {
-			list_del_init(&e->node);
-			found = e;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&xid->pending_lock, flags);
-	return found;
-}
-
-static void drop_pending(struct xcma_id *xid, struct xcma_event_ctx *ectx)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&xid->pending_lock, flags);
-	list_del_init(&ectx->node);
-	spin_unlock_irqrestore(&xid->pending_lock, flags);
-}
-
-static void add_pending(struct xcma_id *xid, struct xcma_event_ctx *ectx)
-{
-	unsigned long flags;
-
-	ectx->task = current;
-	spin_lock_irqsave(&xid->pending_lock, flags);
-	list_add_tail(&ectx->node, &xid->pending);
-	spin_unlock_irqrestore(&xid->pending_lock, flags);
-}
-
-/* The library runs the user's callback: handler mutex held. */
-static int id_event(struct xcma_life_id *life, unsigned int cm_event,
-		    int status)
-{
-	struct xcma_id *xid = xcma_id_of_life(life);
-	struct rdma_cm_event local = { .event = cm_event, .status = status };
-	struct xcma_event_ctx *ectx = take_pending(xid, cm_event);
-	struct rdma_cm_event *ev = &local;
 	int ret;
 
-	lockdep_assert_held(&life->handler_mutex);
-	if (ectx) {
-		if (ectx->prepare)
-			ectx->prepare(xid, ectx);
-		ev = &ectx->ev;
-	}
+	lockdep_assert_held(&xid->life.handler_mutex);
 	trace_cm_event_handler(xid, ev);
 	ret = xid->id.event_handler(&xid->id, ev);
 	trace_cm_event_done(xid, ev, ret);
-	if (!ectx)
-		return ret;
-	if (!ret) {
-		if (ectx->after)
-			ectx->after(xid, ectx);
-		return 0;
-	}
-	/*
-	 * Destroy by return. The ib_cm id whose callback this is cannot be
-	 * destroyed from inside that callback: leave it to ib_cm, which
-	 * destroys it when the callback returns non-zero. The destroy waits
-	 * for every reference, the deliverer's included: drop it now.
-	 */
-	ectx->destroyed = true;
-	trace_cm_id_destroy(xid);
-	if (ectx->cm_id && xid->cm_id == ectx->cm_id)
-		xid->cm_id = NULL;
-	if (ectx->holds_ref) {
-		ectx->holds_ref = false;
-		xcma_fsm_id_put(&life->fsm);
-	}
+	if (ret)
+		trace_cm_id_destroy(xid);
 	return ret;
+}
+
+/* The library delivers an event of its own (no payload). */
+static int id_event(struct xcma_life_id *life, unsigned int cm_event,
+		    int status)
+{
+	struct rdma_cm_event ev = { .event = cm_event, .status = status };
+
+	return xcma_id_call_user(xcma_id_of_life(life), &ev);
 }
 
 static void id_cancel(struct xcma_life_id *life, unsigned int state)
@@ -206,8 +155,6 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			       &xid->id.route.addr.src_addr,
 			       &xid->id.route.addr.dst_addr);
 	INIT_LIST_HEAD(&xid->listen_item);
-	INIT_LIST_HEAD(&xid->pending);
-	spin_lock_init(&xid->pending_lock);
 	mutex_init(&xid->qp_mutex);
 	xcma_resolve_work_init(xid);
 	xid->num = atomic_inc_return(&id_nums);
@@ -232,59 +179,23 @@ unsigned int xcma_id_live(void)
 EXPORT_SYMBOL_NS_GPL(xcma_id_live, XCMA_INTERNAL);
 
 /**
- * xcma_id_event_init - start describing an event
- * @ectx: the description
- * @fsm_event: the notification it will be delivered as
- */
-void xcma_id_event_init(struct xcma_event_ctx *ectx, unsigned int fsm_event)
-{
-	memset(ectx, 0, sizeof(*ectx));
-	INIT_LIST_HEAD(&ectx->node);
-	ectx->cm_event = xcma_fsm_event_cm_event(fsm_event);
-	ectx->ev.event = ectx->cm_event;
-}
-
-/**
- * xcma_id_deliver - deliver a notification with its payload
+ * xcma_id_deliver - deliver an event that needs no work before the user's
+ *	callback
  * @xid: the id; the caller holds a reference, which this consumes
- * @fsm_event: the notification (XCMA_EV_*)
- * @ectx: the payload, from xcma_id_event_init()
+ * @fsm_event: the notification (XCMA_EV_*); @ev's type follows from it
+ * @ev: the event, built by the caller
  *
- * Return: as xcma_fsm_id_deliver(); after XCMA_FSM_DESTROYED the id is
- * gone.
+ * Return: as xcma_fsm_id_leave(), or XCMA_FSM_DROPPED if the table
+ * refused it; after XCMA_FSM_DESTROYED the id is gone.
  */
 int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
-		    struct xcma_event_ctx *ectx)
+		    struct rdma_cm_event *ev)
 {
-	int ret;
-
-	ectx->holds_ref = true;
-	add_pending(xid, ectx);
-	ret = xcma_fsm_id_deliver(&xid->life.fsm, fsm_event, ectx->ev.status,
-				  0);
-	if (ret == XCMA_FSM_DESTROYED)
-		return ret;
-	drop_pending(xid, ectx);
-	xcma_fsm_id_put(&xid->life.fsm);
-	return ret;
-}
-
-/**
- * xcma_id_deliver_req - deliver CONNECT_REQUEST to a new conn id
- * @listener: the listener; the caller holds a reference
- * @conn: the new id, initialised and known to nobody else; consumed
- * @ectx: the payload
- *
- * Return: as xcma_fsm_id_deliver_req(). Unless XCMA_FSM_DELIVERED, @conn
- * is gone.
- */
-int xcma_id_deliver_req(struct xcma_id *listener, struct xcma_id *conn,
-			struct xcma_event_ctx *ectx)
-{
-	add_pending(conn, ectx);
-	/* the callback consumes ectx; if it never runs, conn is freed */
-	return xcma_fsm_id_deliver_req(&listener->life.fsm, &conn->life.fsm,
-				       0);
+	if (xcma_fsm_id_enter(&xid->life.fsm, fsm_event, XCMA_FSM_PUT_REF))
+		return XCMA_FSM_DROPPED;
+	ev->event = xcma_fsm_event_cm_event(fsm_event);
+	return xcma_fsm_id_leave(&xid->life.fsm, xcma_id_call_user(xid, ev),
+				 XCMA_FSM_PUT_REF);
 }
 
 /**
@@ -311,10 +222,8 @@ int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev)
 {
 	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
 
-	if (!ret) {
-		xid->dev = dev;
+	if (!ret)
 		trace_cm_id_attach(xid, dev->ibdev);
-	}
 	return ret;
 }
 

@@ -6,6 +6,7 @@
  * cancel, release and free are decided by the library (cma/fsm/).
  */
 #include <linux/bug.h>
+#include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
@@ -241,14 +242,9 @@ void xcma_plat_id_handler_unlock(struct xcma_fsm_id *fsm)
 	mutex_unlock(&xcma_life_id_of(fsm)->handler_mutex);
 }
 
-int xcma_plat_id_handler_held(struct xcma_fsm_id *fsm)
+void xcma_plat_id_assert_handler_held(struct xcma_fsm_id *fsm)
 {
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-
-	/* exact with lockdep; otherwise "someone holds it" is the best bet */
-	if (IS_ENABLED(CONFIG_LOCKDEP))
-		return lockdep_is_held(&id->handler_mutex);
-	return mutex_is_locked(&id->handler_mutex);
+	lockdep_assert_held(&xcma_life_id_of(fsm)->handler_mutex);
 }
 
 void xcma_plat_id_get(struct xcma_fsm_id *fsm)
@@ -408,18 +404,21 @@ void xcma_plat_id_free(struct xcma_fsm_id *fsm)
 	id->ops->free(id);
 }
 
-struct xcma_fsm_id *xcma_plat_listen_child(struct xcma_fsm_id *parent,
-					   struct xcma_fsm_dev *dev)
+int xcma_plat_listen_child(struct xcma_fsm_id *parent,
+			   struct xcma_fsm_dev *dev, struct xcma_fsm_id **out)
 {
 	struct xcma_life_ctx *ctx = xcma_life_id_of(parent)->ctx;
-	struct xcma_life_id *child;
+	struct xcma_life_id *child = NULL;
+	int ret;
 
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->ops || !ctx->ops->listen_child)
-		return NULL;
-	child = ctx->ops->listen_child(xcma_life_id_of(parent),
-				       xcma_life_dev_of(dev));
-	return child ? &child->fsm : NULL;
+		return -ENOMEM;
+	ret = ctx->ops->listen_child(xcma_life_id_of(parent),
+				     xcma_life_dev_of(dev), &child);
+	if (!ret)
+		*out = &child->fsm;
+	return ret;
 }
 
 void xcma_plat_dev_report_holder(struct xcma_fsm_dev *dev,

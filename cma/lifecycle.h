@@ -46,8 +46,9 @@ struct xcma_life_dev;
 
 /**
  * struct xcma_life_id_ops - what the owner of an id does when asked
- * @event: run the user's callback for @cm_event (enum rdma_cm_event_type);
- *	handler mutex held; return the user's value
+ * @event: run the user's callback for @cm_event (enum rdma_cm_event_type)
+ *	of an event the library delivers itself (DEVICE_REMOVAL); handler
+ *	mutex held; return the user's value
  * @cancel: cancel the operation pending in @state (enum rdma_cm_state);
  *	called once per id, no xcma lock held
  * @release_dev: drop what the id holds of @dev (gid attrs, cm_id); may be
@@ -64,14 +65,15 @@ struct xcma_life_id_ops {
 /**
  * struct xcma_life_ctx_ops - module-wide callbacks
  * @listen_child: allocate the per-device child of wildcard listener
- *	@parent, xcma_life_id_init() it, start listening on @dev; return NULL
- *	on failure. Called with the ctx mutex held.
+ *	@parent, xcma_life_id_init() it, start listening on @dev, set
+ *	*@child; return 0 or -errno. Called with the ctx mutex held.
  * @report_holder: removal of @dev has waited a report period for @id.
  *	Called with the ctx mutex held.
  */
 struct xcma_life_ctx_ops {
-	struct xcma_life_id *(*listen_child)(struct xcma_life_id *parent,
-					     struct xcma_life_dev *dev);
+	int (*listen_child)(struct xcma_life_id *parent,
+			    struct xcma_life_dev *dev,
+			    struct xcma_life_id **child);
 	void (*report_holder)(struct xcma_life_dev *dev, struct xcma_life_id *id);
 };
 

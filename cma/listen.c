@@ -102,15 +102,16 @@ struct xcma_id *xcma_listen_find(struct ib_device *ibdev, __be64 service_id,
  * xcma_listen_child - ctx ops->listen_child: a wildcard listener's child
  * @parent: the wildcard listener
  * @life: the device
+ * @out: set to the child
  *
  * The child takes the parent's address, options, callback and context;
  * the library binds it, attaches it and makes it LISTEN after this.
  * Context: the ctx lock is held.
  *
- * Return: the child, or NULL; then @parent's listen_err says why.
+ * Return: 0 and *@out set, or the errno (rdma_listen() returns it).
  */
-struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
-				       struct xcma_life_dev *life)
+int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
+		      struct xcma_life_id **out)
 {
 	struct xcma_device *dev = xcma_device_of_life(life);
 	struct xcma_id *p = xcma_id_of_life(parent);
@@ -129,17 +130,16 @@ struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
 	child->bind.afonly = p->bind.afonly;
 	child->id.device = dev->ibdev;
 	child->id.port_num = rdma_start_port(dev->ibdev);
-	child->dev = dev;
 	ret = xcma_listen_start(child);
 	if (ret)
 		goto err_free;
-	return &child->life;
+	*out = &child->life;
+	return 0;
 
 err_free:
 	xcma_id_free_unused(child);
 err:
-	p->listen_err = ret;
-	return NULL;
+	return ret;
 }
 
 /**
@@ -170,15 +170,14 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	if (ret)
 		return ret;
 	/*
-	 * A wildcard listener gets its children in there. If one cannot be
-	 * made, the in-tree CM returns that child's errno (e.g. of
-	 * ib_cm_insert_listen()), not only -ENOMEM.
+	 * A wildcard listener gets its children in there; if one cannot be
+	 * made, that child's errno (e.g. of ib_cm_insert_listen()), as
+	 * in-tree.
 	 */
-	xid->listen_err = 0;
 	ret = xcma_fsm_id_listen(&xid->life.fsm);
 	if (ret)
-		return xid->listen_err ?: ret;
-	if (!xid->dev)
+		return ret;
+	if (!xid->id.device)
 		return 0;
 	ret = xcma_listen_start(xid);
 	if (ret && xcma_id_transition(xid, XCMA_EV_LISTEN_UNDO))

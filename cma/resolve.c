@@ -58,10 +58,7 @@ static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 	if (ret)
 		goto err_addr;
 
-	/*
-	 * The device last: the library has no detach, so a bind that fails
-	 * after attaching would leave the id holding the device.
-	 */
+	/* the device last: nothing after it can fail and need a detach */
 	da->bound_dev_if = bound_dev_if;
 	if (!xcma_addr_is_any(addr)) {
 		ret = xcma_ops->translate_ip(addr, da);
@@ -106,14 +103,13 @@ static void addr_handler(int status, struct sockaddr *src_addr,
 {
 	struct xcma_id *xid = context;
 	struct sockaddr_storage old;
-	struct xcma_event_ctx ectx;
-	unsigned int ev;
+	struct rdma_cm_event ev = {};
 
 	/* only this callback writes the address while in ADDR_QUERY */
 	old = xid->id.route.addr.src_addr;
 	if (!status) {
 		status = xcma_port_set_src(&xid->bind, src_addr);
-		if (!status && !xid->dev) {
+		if (!status && !xid->id.device) {
 			status = xcma_device_acquire(xid);
 			/*
 			 * No device: the old source back, as in-tree. Other
@@ -125,11 +121,10 @@ static void addr_handler(int status, struct sockaddr *src_addr,
 				pr_debug("xcma: source address not restored\n");
 		}
 	}
-	ev = status ? XCMA_EV_ADDR_ERROR : XCMA_EV_ADDR_RESOLVED;
-	xcma_id_event_init(&ectx, ev);
-	ectx.ev.status = status;
+	ev.status = status;
 	xcma_fsm_id_get(&xid->life.fsm);
-	xcma_id_deliver(xid, ev, &ectx);
+	xcma_id_deliver(xid, status ? XCMA_EV_ADDR_ERROR : XCMA_EV_ADDR_RESOLVED,
+			&ev);
 }
 
 /**
@@ -149,11 +144,10 @@ void xcma_resolve_cancel_addr(struct xcma_id *xid)
 static void loopback_work(struct work_struct *work)
 {
 	struct xcma_id *xid = container_of(work, struct xcma_id, addr_work);
-	struct xcma_event_ctx ectx;
+	struct rdma_cm_event ev = {};
 
-	xcma_id_event_init(&ectx, XCMA_EV_ADDR_RESOLVED);
 	/* the reference taken by resolve_loopback() */
-	xcma_id_deliver(xid, XCMA_EV_ADDR_RESOLVED, &ectx);
+	xcma_id_deliver(xid, XCMA_EV_ADDR_RESOLVED, &ev);
 }
 
 static void set_loopback(struct sockaddr_storage *ss)
@@ -179,7 +173,7 @@ static int resolve_loopback(struct xcma_id *xid)
 	union ib_gid gid;
 	int ret;
 
-	if (!xid->dev) {
+	if (!xid->id.device) {
 		ret = xcma_device_acquire_loopback(xid);
 		if (ret)
 			return ret;
@@ -289,11 +283,10 @@ EXPORT_SYMBOL(rdma_resolve_addr);
 static void route_work(struct work_struct *work)
 {
 	struct xcma_id *xid = container_of(work, struct xcma_id, work);
-	struct xcma_event_ctx ectx;
+	struct rdma_cm_event ev = {};
 
-	xcma_id_event_init(&ectx, XCMA_EV_ROUTE_RESOLVED);
 	/* the reference taken by rdma_resolve_route() */
-	xcma_id_deliver(xid, XCMA_EV_ROUTE_RESOLVED, &ectx);
+	xcma_id_deliver(xid, XCMA_EV_ROUTE_RESOLVED, &ev);
 }
 
 /**

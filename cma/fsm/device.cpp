@@ -156,8 +156,11 @@ void release_dev(xcma_fsm_id *id)
 
 Status listen_on_dev_locked(xcma_fsm_id *parent, xcma_fsm_dev *dev)
 {
-	xcma_fsm_id *child = xcma_plat_listen_child(parent, dev);
+	xcma_fsm_id *child = nullptr;
+	Status made = { xcma_plat_listen_child(parent, dev, &child) };
 
+	if (!made.ok())
+		return made;
 	if (!child)
 		return { -XCMA_ENOMEM };
 	child->parent = parent;
@@ -214,6 +217,16 @@ extern "C" int xcma_fsm_id_attach(xcma_fsm_id *id, xcma_fsm_dev *dev)
 	Status st = attach_locked(id, dev);
 	xcma_plat_ctx_unlock(id->ctx);
 	return st.err;
+}
+
+/*
+ * An operation that attached the id fails later: the id lets go of the
+ * device as its destroy would (the device may be being removed; then the
+ * remover no longer waits for it).
+ */
+extern "C" void xcma_fsm_id_detach(xcma_fsm_id *id)
+{
+	release_dev(id);
 }
 
 /*

@@ -90,6 +90,13 @@ constexpr Rule rules[] = {
 	  XCMA_CM_EVENT_ROUTE_RESOLVED, true, kInval },
 	{ XCMA_EV_ROUTE_ERROR, "route_error", kNote, bit(XCMA_FSM_ROUTE_QUERY),
 	  XCMA_FSM_ADDR_RESOLVED, XCMA_CM_EVENT_ROUTE_ERROR, true, kInval },
+	/*
+	 * cma_ib_handler(): a REP on an id still connecting. Nothing for the
+	 * user yet: the QP moves first, whose outcome fires one of the next
+	 * three (xcma_fsm_id_fire()).
+	 */
+	{ XCMA_EV_REP_RECEIVED, "rep_received", kNote, bit(XCMA_FSM_CONNECT),
+	  kSame, kNone, true, kInval },
 	/* cma_ib_handler(), cma_iw_handler(): only in CONNECT */
 	{ XCMA_EV_CONNECT_RESPONSE, "connect_response", kNote,
 	  bit(XCMA_FSM_CONNECT), kSame, XCMA_CM_EVENT_CONNECT_RESPONSE, true,

@@ -113,6 +113,7 @@ enum xcma_fsm_event {
 	XCMA_EV_ADDR_ERROR,
 	XCMA_EV_ROUTE_RESOLVED,
 	XCMA_EV_ROUTE_ERROR,
+	XCMA_EV_REP_RECEIVED,
 	XCMA_EV_CONNECT_RESPONSE,
 	XCMA_EV_CONNECT_ERROR,
 	XCMA_EV_UNREACHABLE,
@@ -212,12 +213,12 @@ struct xcma_fsm_id {
 	struct xcma_fsm_link listen_item;
 };
 
-/* xcma_fsm_id_deliver() results (>= 0) */
+/* xcma_fsm_id_deliver() and xcma_fsm_id_leave() results (>= 0) */
 #define XCMA_FSM_DELIVERED 0 /* the user's callback ran and returned 0 */
 #define XCMA_FSM_DROPPED 1 /* refused in this state, nobody was called */
 #define XCMA_FSM_DESTROYED 2 /* callback returned non-zero: id destroyed */
 
-/* xcma_fsm_id_deliver() flags */
+/* xcma_fsm_id_enter(), _leave() and _deliver() flags */
 #define XCMA_FSM_PUT_REF 0x1 /* consume a reference the caller holds */
 
 /* ---- library entry points, called by the C side ---- */
@@ -243,6 +244,37 @@ XCMA_MUST_CHECK int xcma_fsm_id_attach(struct xcma_fsm_id *id,
 XCMA_MUST_CHECK int xcma_fsm_id_listen(struct xcma_fsm_id *id);
 void xcma_fsm_id_get(struct xcma_fsm_id *id);
 void xcma_fsm_id_put(struct xcma_fsm_id *id);
+/* the id lets go of its device (an operation's error path) */
+void xcma_fsm_id_detach(struct xcma_fsm_id *id);
+/*
+ * Event delivery, by the event source, which builds the event itself:
+ *   xcma_fsm_id_enter()   handler lock taken, the notification applied;
+ *                         refused: -errno, nothing held (dropped)
+ *   xcma_fsm_id_fire()    (optional) a further notification, decided by
+ *                         work done under the handler lock (a REP)
+ *   ... the work before the user hears of it, the user's callback ...
+ *   xcma_fsm_id_leave()   unlock; or destroy if the callback returned
+ *                         non-zero
+ * With XCMA_FSM_PUT_REF the source's reference on the id is dropped by a
+ * refused enter or by leave (before a destroy, which waits for it).
+ */
+XCMA_MUST_CHECK int xcma_fsm_id_enter(struct xcma_fsm_id *id,
+				      unsigned int event, unsigned int flags);
+XCMA_MUST_CHECK int xcma_fsm_id_fire(struct xcma_fsm_id *id,
+				     unsigned int event);
+int xcma_fsm_id_leave(struct xcma_fsm_id *id, int user_ret,
+		      unsigned int flags);
+/*
+ * The same for a connect request on @listener creating @conn (initialised,
+ * known to nobody else): on success both handler locks are held and @conn
+ * is attached to the listener's device in CONNECT; on failure @conn is
+ * destroyed and freed through the platform.
+ */
+XCMA_MUST_CHECK int xcma_fsm_id_enter_req(struct xcma_fsm_id *listener,
+					  struct xcma_fsm_id *conn);
+int xcma_fsm_id_leave_req(struct xcma_fsm_id *listener,
+			  struct xcma_fsm_id *conn, int user_ret);
+/* enter, xcma_plat_id_event(), leave: an event without a payload */
 XCMA_MUST_CHECK int xcma_fsm_id_deliver(struct xcma_fsm_id *id,
 					unsigned int event, int status,
 					unsigned int flags);
@@ -276,11 +308,11 @@ void xcma_plat_id_unlock(struct xcma_fsm_id *id);
 void xcma_plat_id_handler_lock(struct xcma_fsm_id *id, int nested);
 void xcma_plat_id_handler_unlock(struct xcma_fsm_id *id);
 /*
- * Nonzero if the caller holds the handler lock (without a way to know the
- * owner: if anyone holds it); a needs-handler operation is refused
- * otherwise.
+ * The caller must hold the handler lock (a needs-handler operation, a
+ * delivery in progress): assert it where the platform can (lockdep); the
+ * result never depends on it, as in-tree.
  */
-int xcma_plat_id_handler_held(struct xcma_fsm_id *id);
+void xcma_plat_id_assert_handler_held(struct xcma_fsm_id *id);
 
 void xcma_plat_id_get(struct xcma_fsm_id *id);
 /* drop a reference; if it was the last, return 1 with the id lock held */
@@ -304,7 +336,11 @@ XCMA_MUST_CHECK int xcma_plat_dev_wait_sleep(struct xcma_fsm_dev *dev);
 void xcma_plat_dev_wait_finish(struct xcma_fsm_dev *dev);
 void xcma_plat_dev_wake(struct xcma_fsm_dev *dev);
 
-/* Run the user's callback; handler lock held. Returns the user's value. */
+/*
+ * Run the user's callback for an event the library itself delivers
+ * (DEVICE_REMOVAL, xcma_fsm_id_deliver()); handler lock held. Returns the
+ * user's value.
+ */
 int xcma_plat_id_event(struct xcma_fsm_id *id, unsigned int cm_event,
 		       int status);
 /* Cancel the operation pending in @state; once per id, no lock held. */
@@ -316,11 +352,12 @@ void xcma_plat_id_release_dev(struct xcma_fsm_id *id,
 void xcma_plat_id_free(struct xcma_fsm_id *id);
 /*
  * Create the per-device child of a wildcard listener: allocate it, have
- * xcma_fsm_id_init() run on it, start listening on @dev. Ctx lock held.
- * Returns NULL on failure.
+ * xcma_fsm_id_init() run on it, start listening on @dev, set *@child.
+ * Ctx lock held. Returns 0 or -errno (rdma_listen() returns it).
  */
-struct xcma_fsm_id *xcma_plat_listen_child(struct xcma_fsm_id *parent,
-					   struct xcma_fsm_dev *dev);
+XCMA_MUST_CHECK int xcma_plat_listen_child(struct xcma_fsm_id *parent,
+					   struct xcma_fsm_dev *dev,
+					   struct xcma_fsm_id **child);
 /* Removal of @dev is still waiting for @id; ctx lock held. */
 void xcma_plat_dev_report_holder(struct xcma_fsm_dev *dev,
 				 struct xcma_fsm_id *id);

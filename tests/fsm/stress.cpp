@@ -180,9 +180,10 @@ void xcma_plat_id_handler_unlock(xcma_fsm_id *f)
 	of(f).owner = std::thread::id();
 	of(f).handler.unlock();
 }
-int xcma_plat_id_handler_held(xcma_fsm_id *f)
+void xcma_plat_id_assert_handler_held(xcma_fsm_id *f)
 {
-	return of(f).owner.load() == std::this_thread::get_id();
+	CHECK(of(f).owner.load() == std::this_thread::get_id(),
+	      "%s: handler lock not held", of(f).name);
 }
 void xcma_plat_id_get(xcma_fsm_id *f)
 {
@@ -289,16 +290,18 @@ void xcma_plat_id_free(xcma_fsm_id *f)
 	      p.cancels.load());
 	p.freed = true;
 }
-xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *)
+int xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *,
+			   xcma_fsm_id **child)
 {
 	if (child_pool.empty())
-		return nullptr;
+		return -12; /* -ENOMEM */
 	PId *c = child_pool.back();
 	child_pool.pop_back();
 	c->child = true;
 	c->used = true;
 	xcma_fsm_id_init(&c->fsm, &ctx);
-	return &c->fsm;
+	*child = &c->fsm;
+	return 0;
 }
 void xcma_plat_dev_report_holder(xcma_fsm_dev *, xcma_fsm_id *)
 {

@@ -95,9 +95,11 @@ void xcma_plat_id_handler_unlock(xcma_fsm_id *fsm)
 	t.handler = false;
 }
 
-int xcma_plat_id_handler_held(xcma_fsm_id *fsm)
+void xcma_plat_id_assert_handler_held(xcma_fsm_id *fsm)
 {
-	return tid(fsm).handler;
+	TId &t = tid(fsm);
+	if (!t.handler)
+		tw->unheld.push_back(t.name);
 }
 
 void xcma_plat_id_get(xcma_fsm_id *fsm)
@@ -249,14 +251,16 @@ void xcma_plat_id_free(xcma_fsm_id *fsm)
 	t.freed = true;
 }
 
-xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *)
+int xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *,
+			   xcma_fsm_id **child)
 {
 	EXPECT_TRUE(tw->ctx_lock);
 	if (tw->child_pool.empty())
-		return nullptr;
+		return -12; /* -ENOMEM */
 	TId *c = tw->child_pool.front();
 	tw->child_pool.erase(tw->child_pool.begin());
-	return &c->fsm;
+	*child = &c->fsm;
+	return 0;
 }
 
 void xcma_plat_dev_report_holder(xcma_fsm_dev *dfsm, xcma_fsm_id *fsm)

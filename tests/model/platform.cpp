@@ -253,9 +253,12 @@ void xcma_plat_id_handler_unlock(xcma_fsm_id *fsm)
 	release(&m.handler, "handler_unlock", m.name);
 }
 
-int xcma_plat_id_handler_held(xcma_fsm_id *fsm)
+void xcma_plat_id_assert_handler_held(xcma_fsm_id *fsm)
 {
-	return of(fsm).handler == self();
+	ModelId &m = of(fsm);
+	if (m.handler != self())
+		fail("%s: handler lock not held where the library needs it",
+		     m.name);
 }
 
 void xcma_plat_id_get(xcma_fsm_id *fsm)
@@ -491,7 +494,8 @@ void xcma_plat_id_free(xcma_fsm_id *fsm)
 	memset(&m.fsm, 0x6b, sizeof(m.fsm));
 }
 
-xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm)
+int xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm,
+			   xcma_fsm_id **child)
 {
 	ModelId &p = of(pfsm);
 	ModelDev &d = of(dfsm);
@@ -506,10 +510,11 @@ xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm)
 		c.refs = 1;
 		xcma_fsm_id_init(&c.fsm, &W.ctx);
 		note("child %s of %s on %s", c.name, p.name, d.name);
-		return &c.fsm;
+		*child = &c.fsm;
+		return 0;
 	}
 	fail("scenario reserved too few children for %s", p.name);
-	return nullptr;
+	return -12; /* -ENOMEM */
 }
 
 void xcma_plat_dev_report_holder(xcma_fsm_dev *dfsm, xcma_fsm_id *fsm)
