@@ -27,12 +27,27 @@ bool dev_released(xcma_fsm_dev *dev)
 	return done;
 }
 
+void report_list(xcma_fsm_dev *dev, xcma_fsm_link *head)
+{
+	for (xcma_fsm_link *l = head->next; l != head; l = l->next)
+		xcma_plat_dev_report_holder(dev, id_of_dev_item(l));
+}
+
 void report_holders(xcma_fsm_dev *dev)
 {
 	xcma_plat_ctx_lock(dev->ctx);
-	for (xcma_fsm_link *l = dev->ids.next; l != &dev->ids; l = l->next)
-		xcma_plat_dev_report_holder(dev, id_of_dev_item(l));
+	report_list(dev, &dev->ids);
+	report_list(dev, &dev->visited);
 	xcma_plat_ctx_unlock(dev->ctx);
+}
+
+unsigned int count_list(xcma_fsm_link *head)
+{
+	unsigned int n = 0;
+
+	for (xcma_fsm_link *l = head->next; l != head; l = l->next)
+		n++;
+	return n;
 }
 
 /* G5: return only once no id holds the device; say who is late. */
@@ -55,14 +70,19 @@ void wait_released(xcma_fsm_dev *dev)
  * wildcard listener is claimed by unlinking it from its parent (whoever
  * unlinks it, parent's destroy or removal, destroys it); any other id is
  * taken while it is neither notified (DEVICE_REMOVAL) nor being destroyed.
- * Ids stay on the list until they release the device, so that removal can
- * name the ones it waits for.
+ * Every id looked at moves to dev->visited, acted on or not: one visit is
+ * all it needs (nothing attaches once removal started, and an id that is
+ * DEVICE_REMOVAL or DESTROYING never needs the remover again), so removal
+ * is linear in the number of ids. Ids stay listed until they release the
+ * device, so that removal can name the ones it waits for.
  */
 xcma_fsm_id *pick(xcma_fsm_dev *dev, bool *quiet)
 {
-	for (xcma_fsm_link *l = dev->ids.next; l != &dev->ids; l = l->next) {
-		xcma_fsm_id *id = id_of_dev_item(l);
+	while (!list_empty(&dev->ids)) {
+		xcma_fsm_id *id = id_of_dev_item(dev->ids.next);
 
+		list_del_init(&id->dev_item);
+		list_add_tail(&id->dev_item, &dev->visited);
 		if (id->flags & XCMA_FSM_F_INTERNAL) {
 			if (list_empty(&id->child_item))
 				continue;
@@ -267,6 +287,7 @@ extern "C" void xcma_fsm_dev_init(xcma_fsm_dev *dev, xcma_fsm_ctx *ctx)
 	dev->ctx = ctx;
 	list_init(&dev->ctx_item);
 	list_init(&dev->ids);
+	list_init(&dev->visited);
 	dev->state = XCMA_DEV_NEW;
 }
 
@@ -295,11 +316,8 @@ extern "C" const char *xcma_fsm_dev_state_name(unsigned int state)
 
 extern "C" unsigned int xcma_fsm_dev_holders(xcma_fsm_dev *dev)
 {
-	unsigned int n = 0;
-
 	xcma_plat_ctx_lock(dev->ctx);
-	for (xcma_fsm_link *l = dev->ids.next; l != &dev->ids; l = l->next)
-		n++;
+	unsigned int n = count_list(&dev->ids) + count_list(&dev->visited);
 	xcma_plat_ctx_unlock(dev->ctx);
 	return n;
 }

@@ -166,7 +166,12 @@ struct xcma_fsm_ctx {
  * struct xcma_fsm_dev - the library's part of a device
  * @ctx: the context, constant
  * @ctx_item: on @ctx->devs while added (ctx lock)
- * @ids: ids attached to this device, until they release it (ctx lock)
+ * @ids: ids attached to this device that removal has not visited yet,
+ *	until they release it (ctx lock)
+ * @visited: ids removal has acted on (notified, claimed, or found being
+ *	destroyed) that still hold the device: off @ids so that removal is
+ *	linear, still listed so that the stuck-removal report names them
+ *	(ctx lock)
  * @state: enum xcma_dev_state (ctx lock); no id attaches unless ACTIVE
  *
  * The C container also provides a refcount (initialised to 1 before
@@ -176,6 +181,7 @@ struct xcma_fsm_dev {
 	struct xcma_fsm_ctx *ctx;
 	struct xcma_fsm_link ctx_item;
 	struct xcma_fsm_link ids;
+	struct xcma_fsm_link visited;
 	unsigned int state;
 };
 
@@ -190,7 +196,7 @@ struct xcma_fsm_dev {
  *	operations the table marks as not needing it)
  * @flags: XCMA_FSM_F_* (ctx lock)
  * @dev: device the id holds, or NULL (ctx lock)
- * @dev_item: on @dev->ids while @dev is set (ctx lock)
+ * @dev_item: on @dev->ids or @dev->visited while @dev is set (ctx lock)
  * @parent: wildcard listener of an internal child, constant
  * @children: internal children of a wildcard listener (ctx lock)
  * @child_item: on @parent->children until claimed for destruction by the

@@ -53,6 +53,7 @@ struct ModelId {
 	unsigned cancel_state = 0;
 	unsigned last_live = XCMA_FSM_IDLE;
 	unsigned dev_mask = 0; /* devices the id was ever attached to */
+	bool detached = false; /* let go of its device by itself */
 	bool destroy_started = false; /* user contract: destroy is decided */
 	bool destroy_returned = false;
 	bool fence_passed = false; /* the destroyer got the handler lock */

@@ -110,7 +110,7 @@ void run_remove(int d)
 	for (int i = 0; i < W.nids; i++) {
 		ModelId &m = id(i);
 		if (m.used && !m.child && (m.dev_mask & (1u << d)) &&
-		    !m.notices && !m.destroy_started)
+		    !m.notices && !m.destroy_started && !m.detached)
 			fail("G4: %s held %s but got no DEVICE_REMOVAL",
 			     m.name, md.name);
 	}
@@ -257,6 +257,53 @@ void s8()
 	spawn("listener", run_listener_user, s8_l);
 }
 
+/*
+ * S9: the delivery path as the kernel's ib_cm callback takes it. A REP
+ * enters as rep_received (nothing for the user), the QP's outcome fires
+ * CONNECT_ERROR, the source calls the user itself and leaves; the user
+ * returns non-zero. Meanwhile the device is removed, and another id on it
+ * fails its bind after attaching and detaches, then is destroyed.
+ */
+int s9_a;
+
+void run_rep(int)
+{
+	ModelId &m = id(s9_a);
+
+	if (xcma_fsm_id_enter(&m.fsm, XCMA_EV_REP_RECEIVED, XCMA_FSM_PUT_REF))
+		return; /* dropped: removal or destroy came first */
+	expect_ok(xcma_fsm_id_fire(&m.fsm, XCMA_EV_CONNECT_ERROR),
+		  "fire connect_error");
+	int ret = xcma_plat_id_event(&m.fsm, XCMA_CM_EVENT_CONNECT_ERROR, 0);
+	int r = xcma_fsm_id_leave(&m.fsm, ret, XCMA_FSM_PUT_REF);
+	if (r != (ret ? XCMA_FSM_DESTROYED : XCMA_FSM_DELIVERED))
+		fail("leave returned %d after the callback returned %d", r,
+		     ret);
+}
+
+void run_bind_fail(int i)
+{
+	id(i).detached = true;
+	xcma_fsm_id_detach(&id(i).fsm);
+	if (id(i).fsm.dev)
+		fail("%s still holds a device after detach", id(i).name);
+	user_destroy_once(i);
+}
+
+void s9()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	s9_a = id_on("A", d, XCMA_FSM_CONNECT);
+	int b = id_on("B", d, XCMA_FSM_ADDR_BOUND);
+	id(s9_a).ret_on[XCMA_CM_EVENT_CONNECT_ERROR] = 1;
+	xcma_fsm_id_get(&id(s9_a).fsm); /* the ib_cm callback's */
+	spawn("ib_cm(REP)", run_rep, 0);
+	spawn("bind_fail(B)", run_bind_fail, b);
+	spawn("remover", run_remove, d);
+	spawn("reap_A", run_reap, s9_a);
+}
+
 const Scenario list[] = {
 	{ "S1_destroy_vs_removal", "destroy vs removal, idle and bound id",
 	  s1, 4 },
@@ -279,6 +326,10 @@ const Scenario list[] = {
 	  "two devices removed concurrently, ids on each, one wildcard "
 	  "listener",
 	  s8, 1 },
+	{ "S9_enter_fire_leave_detach",
+	  "a REP entered, fired and left by its source (destroy by return) "
+	  "vs removal vs another id detaching",
+	  s9, 2 },
 };
 
 } /* namespace */
