@@ -95,6 +95,29 @@ static void id_release_dev(struct xcma_life_id *life,
 /* ids allocated and not freed yet, internal ones included (KUnit) */
 static atomic_t live_ids = ATOMIC_INIT(0);
 
+/* ids cost their size, not the next kmalloc size class */
+static struct kmem_cache *id_cache;
+
+/**
+ * xcma_id_cache_init - create the ids' slab cache (module init)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xcma_id_cache_init(void)
+{
+	id_cache = KMEM_CACHE(xcma_id, 0);
+	return id_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * xcma_id_cache_exit - destroy it (module exit: every id is freed, each
+ *	held the module)
+ */
+void xcma_id_cache_exit(void)
+{
+	kmem_cache_destroy(id_cache);
+}
+
 static void id_free(struct xcma_life_id *life)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
@@ -102,13 +125,13 @@ static void id_free(struct xcma_life_id *life)
 	xcma_port_unbind(&xid->bind);
 	kfree(xid->id.route.path_rec);
 	put_net(xid->id.route.addr.dev_addr.net);
-	kfree(xid);
+	kmem_cache_free(id_cache, xid);
 	atomic_dec(&live_ids);
 	/* last: the id's hold on the module (see xcma_id_alloc()) */
 	module_put(THIS_MODULE);
 }
 
-static const struct xcma_life_id_ops id_ops = {
+const struct xcma_life_id_ops xcma_id_life_ops = {
 	.event = id_event,
 	.cancel = id_cancel,
 	.release_dev = id_release_dev,
@@ -140,7 +163,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 {
 	struct xcma_id *xid;
 
-	xid = kzalloc(sizeof(*xid), GFP_KERNEL);
+	xid = kmem_cache_zalloc(id_cache, GFP_KERNEL);
 	if (!xid)
 		return NULL;
 	atomic_inc(&live_ids);
@@ -159,8 +182,8 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xcma_resolve_work_init(xid);
 	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
-	strscpy(xid->owner, owner ? owner : "?", sizeof(xid->owner));
-	xcma_life_id_init(&xid->life, &xcma_life, &id_ops);
+	xid->owner = owner ?: "?";
+	xcma_life_id_init(&xid->life, &xcma_life);
 	return xid;
 }
 

@@ -19,8 +19,6 @@
 
 struct xcma_device;
 
-#define XCMA_OWNER_LEN 56
-
 /*
  * What the in-tree CM returns for a transport it cannot drive (an id on
  * a port with neither ib_cm nor iw_cm): errno 38, the "no such system
@@ -69,7 +67,9 @@ struct xcma_device;
  * @used_resolve_ip: an address resolution was started once, so a new one
  *	must cancel it first (written by resolve_addr only)
  * @ece: ECE values for REQ/REP (written before connect/accept)
- * @owner: module that created the id (or its listener), for reports
+ * @owner: name of the module that created the id (or its listener), for
+ *	reports: the creator's own string (KBUILD_MODNAME), which outlives
+ *	its ids as the module does, as in-tree restrack keeps it
  */
 struct xcma_id {
 	struct rdma_cm_id id;
@@ -94,7 +94,7 @@ struct xcma_id {
 	bool afonly_set;
 	bool used_resolve_ip;
 	struct rdma_ucm_ece ece;
-	char owner[XCMA_OWNER_LEN];
+	const char *owner;
 };
 
 static inline struct xcma_id *xcma_id_of(struct rdma_cm_id *id)
@@ -123,6 +123,7 @@ static inline unsigned int xcma_id_state(struct xcma_id *xid)
 }
 
 /* id.c */
+extern const struct xcma_life_id_ops xcma_id_life_ops;
 struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      void *context, enum rdma_ucm_port_space ps,
 			      enum ib_qp_type qp_type, const char *owner);
@@ -133,6 +134,8 @@ int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
 int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
 void xcma_id_free_unused(struct xcma_id *xid);
 unsigned int xcma_id_live(void);
+int xcma_id_cache_init(void);
+void xcma_id_cache_exit(void);
 int xcma_id_module_refs(void);
 
 /* resolve.c */

@@ -2,7 +2,7 @@
 /*
  * Kernel platform of the id lifecycle library: the xcma_plat_*()
  * functions that include/xcma/fsm.h declares, on spinlock_t, struct mutex,
- * refcount_t and wait queues. No decision is made here: state, delivery,
+ * refcount_t and struct completion. No decision is made here: state, delivery,
  * cancel, release and free are decided by the library (cma/fsm/).
  */
 #include <linux/bug.h>
@@ -27,19 +27,27 @@ MODULE_PARM_DESC(removal_report_secs,
 
 static struct xcma_life_ctx *ctx_of(struct xcma_fsm_ctx *fsm)
 {
-	return container_of(fsm, struct xcma_life_ctx, fsm);
+	return xcma_life_ctx_of(fsm);
+}
+
+static struct xcma_life_ctx *id_ctx(struct xcma_life_id *id)
+{
+	return ctx_of(id->fsm.ctx);
 }
 
 /**
  * xcma_life_ctx_init - initialise a lifecycle context
  * @ctx: the context
  * @ops: its module-wide callbacks
+ * @id_ops: what the owner of each of its ids does
  */
 void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
-			const struct xcma_life_ctx_ops *ops)
+			const struct xcma_life_ctx_ops *ops,
+			const struct xcma_life_id_ops *id_ops)
 {
 	mutex_init(&ctx->lock);
 	ctx->ops = ops;
+	ctx->id_ops = id_ops;
 	xcma_fsm_ctx_init(&ctx->fsm);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_life_ctx_init, XCMA_INTERNAL);
@@ -47,19 +55,14 @@ EXPORT_SYMBOL_NS_GPL(xcma_life_ctx_init, XCMA_INTERNAL);
 /**
  * xcma_life_id_init - initialise an id (state IDLE, one reference)
  * @id: the id, embedded in its owner's structure
- * @ctx: the context it lives in
- * @ops: what its owner does when the library asks
+ * @ctx: the context it lives in, whose id_ops its owner provides
  */
-void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx,
-		       const struct xcma_life_id_ops *ops)
+void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx)
 {
 	spin_lock_init(&id->lock);
 	mutex_init(&id->handler_mutex);
 	refcount_set(&id->refcount, 1);
-	init_waitqueue_head(&id->wait);
-	init_wait(&id->wait_entry);
-	id->ctx = ctx;
-	id->ops = ops;
+	init_completion(&id->unreferenced);
 	xcma_fsm_id_init(&id->fsm, &ctx->fsm);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_life_id_init, XCMA_INTERNAL);
@@ -91,11 +94,8 @@ EXPORT_SYMBOL_NS_GPL(xcma_life, XCMA_INTERNAL);
 int xcma_life_dev_init_in(struct xcma_life_dev *dev,
 			  struct xcma_life_ctx *ctx)
 {
-	spin_lock_init(&dev->lock);
 	refcount_set(&dev->refcount, 1);
-	init_waitqueue_head(&dev->wait);
-	init_wait(&dev->wait_entry);
-	dev->ctx = ctx;
+	init_completion(&dev->released);
 	xcma_fsm_dev_init(&dev->fsm, &ctx->fsm);
 	return xcma_fsm_dev_add(&dev->fsm);
 }
@@ -252,70 +252,22 @@ void xcma_plat_id_get(struct xcma_fsm_id *fsm)
 	refcount_inc(&xcma_life_id_of(fsm)->refcount);
 }
 
-int xcma_plat_id_put_and_lock(struct xcma_fsm_id *fsm)
-{
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-	unsigned long flags;
-
-	if (!refcount_dec_and_lock_irqsave(&id->refcount, &id->lock, &flags))
-		return 0;
-	id->lock_flags = flags;
-	return 1;
-}
-
-unsigned int xcma_plat_id_refs(struct xcma_fsm_id *fsm)
+/*
+ * complete() releases its lock before wait_for_completion() can return,
+ * so the destroyer may free the id as soon as its wait is over.
+ */
+void xcma_plat_id_put(struct xcma_fsm_id *fsm)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	lockdep_assert_held(&id->lock);
-	return refcount_read(&id->refcount);
+	if (refcount_dec_and_test(&id->refcount))
+		complete(&id->unreferenced);
 }
 
-void xcma_plat_id_wait_prepare(struct xcma_fsm_id *fsm)
+void xcma_plat_id_wait_unreferenced(struct xcma_fsm_id *fsm)
 {
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-
-	id->wait_entry.private = current;
-	prepare_to_wait(&id->wait, &id->wait_entry, TASK_UNINTERRUPTIBLE);
-}
-
-void xcma_plat_id_wait_sleep(struct xcma_fsm_id *fsm)
-{
-	schedule();
-}
-
-void xcma_plat_id_wait_finish(struct xcma_fsm_id *fsm)
-{
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-
-	finish_wait(&id->wait, &id->wait_entry);
-}
-
-void xcma_plat_id_wake(struct xcma_fsm_id *fsm)
-{
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-
-	lockdep_assert_held(&id->lock);
-	wake_up(&id->wait);
-}
-
-void xcma_plat_dev_lock(struct xcma_fsm_dev *fsm)
-	__acquires(&xcma_life_dev_of(fsm)->lock)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-	unsigned long flags;
-
-	spin_lock_irqsave(&dev->lock, flags);
-	dev->lock_flags = flags;
-}
-
-void xcma_plat_dev_unlock(struct xcma_fsm_dev *fsm)
-	__releases(&xcma_life_dev_of(fsm)->lock)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-
-	lockdep_assert_held(&dev->lock);
-	spin_unlock_irqrestore(&dev->lock, dev->lock_flags);
+	might_sleep();
+	wait_for_completion(&xcma_life_id_of(fsm)->unreferenced);
 }
 
 void xcma_plat_dev_get(struct xcma_fsm_dev *fsm)
@@ -323,53 +275,28 @@ void xcma_plat_dev_get(struct xcma_fsm_dev *fsm)
 	refcount_inc(&xcma_life_dev_of(fsm)->refcount);
 }
 
-int xcma_plat_dev_put_and_lock(struct xcma_fsm_dev *fsm)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-	unsigned long flags;
-
-	if (!refcount_dec_and_lock_irqsave(&dev->refcount, &dev->lock, &flags))
-		return 0;
-	dev->lock_flags = flags;
-	return 1;
-}
-
-unsigned int xcma_plat_dev_refs(struct xcma_fsm_dev *fsm)
+void xcma_plat_dev_put(struct xcma_fsm_dev *fsm)
 {
 	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
 
-	lockdep_assert_held(&dev->lock);
-	return refcount_read(&dev->refcount);
+	if (refcount_dec_and_test(&dev->refcount))
+		complete(&dev->released);
 }
 
-void xcma_plat_dev_wait_prepare(struct xcma_fsm_dev *fsm)
+/*
+ * A completion rather than wait_event_timeout() on the count: the remover
+ * frees the device once its wait returns, which a waker still inside
+ * wake_up() would outlive.
+ */
+void xcma_plat_dev_wait_released(struct xcma_fsm_dev *fsm)
 {
 	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
 
-	dev->wait_entry.private = current;
-	prepare_to_wait(&dev->wait, &dev->wait_entry, TASK_UNINTERRUPTIBLE);
-}
-
-int xcma_plat_dev_wait_sleep(struct xcma_fsm_dev *fsm)
-{
-	unsigned int secs = max(READ_ONCE(removal_report_secs), 1U);
-
-	return schedule_timeout(secs * HZ) == 0;
-}
-
-void xcma_plat_dev_wait_finish(struct xcma_fsm_dev *fsm)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-
-	finish_wait(&dev->wait, &dev->wait_entry);
-}
-
-void xcma_plat_dev_wake(struct xcma_fsm_dev *fsm)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-
-	lockdep_assert_held(&dev->lock);
-	wake_up(&dev->wait);
+	might_sleep();
+	while (!wait_for_completion_timeout(&dev->released,
+					    max(READ_ONCE(removal_report_secs),
+						1U) * HZ))
+		xcma_fsm_dev_report_holders(fsm);
 }
 
 int xcma_plat_id_event(struct xcma_fsm_id *fsm, unsigned int cm_event,
@@ -378,14 +305,14 @@ int xcma_plat_id_event(struct xcma_fsm_id *fsm, unsigned int cm_event,
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
 	lockdep_assert_held(&id->handler_mutex);
-	return id->ops->event(id, cm_event, status);
+	return id_ctx(id)->id_ops->event(id, cm_event, status);
 }
 
 void xcma_plat_id_cancel(struct xcma_fsm_id *fsm, unsigned int state)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	id->ops->cancel(id, state);
+	id_ctx(id)->id_ops->cancel(id, state);
 }
 
 void xcma_plat_id_release_dev(struct xcma_fsm_id *fsm,
@@ -393,21 +320,23 @@ void xcma_plat_id_release_dev(struct xcma_fsm_id *fsm,
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	if (id->ops->release_dev)
-		id->ops->release_dev(id, xcma_life_dev_of(dev));
+	const struct xcma_life_id_ops *ops = id_ctx(id)->id_ops;
+
+	if (ops->release_dev)
+		ops->release_dev(id, xcma_life_dev_of(dev));
 }
 
 void xcma_plat_id_free(struct xcma_fsm_id *fsm)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	id->ops->free(id);
+	id_ctx(id)->id_ops->free(id);
 }
 
 int xcma_plat_listen_child(struct xcma_fsm_id *parent,
 			   struct xcma_fsm_dev *dev, struct xcma_fsm_id **out)
 {
-	struct xcma_life_ctx *ctx = xcma_life_id_of(parent)->ctx;
+	struct xcma_life_ctx *ctx = ctx_of(parent->ctx);
 	struct xcma_life_id *child = NULL;
 	int ret;
 
@@ -424,12 +353,13 @@ int xcma_plat_listen_child(struct xcma_fsm_id *parent,
 void xcma_plat_dev_report_holder(struct xcma_fsm_dev *dev,
 				 struct xcma_fsm_id *fsm)
 {
+	struct xcma_life_ctx *ctx = ctx_of(dev->ctx);
 	struct xcma_life_dev *d = xcma_life_dev_of(dev);
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	lockdep_assert_held(&d->ctx->lock);
-	if (d->ctx->ops && d->ctx->ops->report_holder)
-		d->ctx->ops->report_holder(d, id);
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->ops && ctx->ops->report_holder)
+		ctx->ops->report_holder(d, id);
 	else
 		pr_warn("xcma: device removal waits for id %p in state %s\n",
 			id, xcma_fsm_state_name(xcma_fsm_id_state(fsm)));

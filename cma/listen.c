@@ -118,7 +118,7 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	struct xcma_id *child;
 	int ret = -ENOMEM;
 
-	lockdep_assert_held(&parent->ctx->lock);
+	lockdep_assert_held(&xcma_life_ctx_of(parent->fsm.ctx)->lock);
 	child = xcma_id_alloc(p->id.route.addr.dev_addr.net,
 			      p->id.event_handler, p->id.context, p->id.ps,
 			      p->id.qp_type, p->owner);

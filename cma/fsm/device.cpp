@@ -13,32 +13,13 @@ namespace
 
 void dev_put(xcma_fsm_dev *dev)
 {
-	if (xcma_plat_dev_put_and_lock(dev)) {
-		xcma_plat_dev_wake(dev);
-		xcma_plat_dev_unlock(dev);
-	}
-}
-
-bool dev_released(xcma_fsm_dev *dev)
-{
-	xcma_plat_dev_lock(dev);
-	bool done = xcma_plat_dev_refs(dev) == 0;
-	xcma_plat_dev_unlock(dev);
-	return done;
+	xcma_plat_dev_put(dev);
 }
 
 void report_list(xcma_fsm_dev *dev, xcma_fsm_link *head)
 {
 	for (xcma_fsm_link *l = head->next; l != head; l = l->next)
 		xcma_plat_dev_report_holder(dev, id_of_dev_item(l));
-}
-
-void report_holders(xcma_fsm_dev *dev)
-{
-	xcma_plat_ctx_lock(dev->ctx);
-	report_list(dev, &dev->ids);
-	report_list(dev, &dev->visited);
-	xcma_plat_ctx_unlock(dev->ctx);
 }
 
 unsigned int count_list(xcma_fsm_link *head)
@@ -53,16 +34,7 @@ unsigned int count_list(xcma_fsm_link *head)
 /* G5: return only once no id holds the device; say who is late. */
 void wait_released(xcma_fsm_dev *dev)
 {
-	for (;;) {
-		xcma_plat_dev_wait_prepare(dev);
-		if (dev_released(dev))
-			break;
-		if (xcma_plat_dev_wait_sleep(dev)) {
-			xcma_plat_dev_wait_finish(dev);
-			report_holders(dev);
-		}
-	}
-	xcma_plat_dev_wait_finish(dev);
+	xcma_plat_dev_wait_released(dev);
 }
 
 /*
@@ -312,6 +284,14 @@ extern "C" const char *xcma_fsm_dev_state_name(unsigned int state)
 		return "REMOVED";
 	}
 	return "INVALID";
+}
+
+extern "C" void xcma_fsm_dev_report_holders(xcma_fsm_dev *dev)
+{
+	xcma_plat_ctx_lock(dev->ctx);
+	report_list(dev, &dev->ids);
+	report_list(dev, &dev->visited);
+	xcma_plat_ctx_unlock(dev->ctx);
 }
 
 extern "C" unsigned int xcma_fsm_dev_holders(xcma_fsm_dev *dev)

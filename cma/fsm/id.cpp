@@ -27,41 +27,13 @@ u32 read_state(xcma_fsm_id *id)
 	return state;
 }
 
-/*
- * The last put wakes the destroyer with the id lock held, and the
- * destroyer reads the count under the same lock: so it cannot see zero,
- * free the id, and have this wake-up touch freed memory.
- */
 void id_put(xcma_fsm_id *id)
 {
-	if (xcma_plat_id_put_and_lock(id)) {
-		xcma_plat_id_wake(id);
-		xcma_plat_id_unlock(id);
-	}
+	xcma_plat_id_put(id);
 }
 
 namespace
 {
-
-bool unreferenced(xcma_fsm_id *id)
-{
-	xcma_plat_id_lock(id);
-	bool done = xcma_plat_id_refs(id) == 0;
-	xcma_plat_id_unlock(id);
-	return done;
-}
-
-/* wait_event() style: on the queue first, then test, then sleep */
-void wait_unreferenced(xcma_fsm_id *id)
-{
-	for (;;) {
-		xcma_plat_id_wait_prepare(id);
-		if (unreferenced(id))
-			break;
-		xcma_plat_id_wait_sleep(id);
-	}
-	xcma_plat_id_wait_finish(id);
-}
 
 /*
  * After the fence: cancel what was pending (once, with the state the id
@@ -76,7 +48,7 @@ void finish_destroy(xcma_fsm_id *id, u32 cancel_state)
 		xcma_plat_id_cancel(id, cancel_state);
 	release_dev(id);
 	id_put(id);
-	wait_unreferenced(id);
+	xcma_plat_id_wait_unreferenced(id);
 
 	xcma_fsm_id *parent = id->parent;
 	xcma_plat_id_free(id);

@@ -16,9 +16,8 @@
  *   handler lock of a listener   (mutex, per id)
  *   handler lock of an id        (mutex, per id; nested under a listener's)
  *   ctx lock                     (mutex, global: device and listener lists)
- *   id lock                      (spinlock, per id: state and refcount zero)
- *   dev lock                     (spinlock, per device: refcount zero)
- * The id and dev locks are leaves.
+ *   id lock                      (spinlock, per id: state)
+ * The id lock is a leaf.
  */
 #ifndef XCMA_FSM_H
 #define XCMA_FSM_H
@@ -175,7 +174,7 @@ struct xcma_fsm_ctx {
  * @state: enum xcma_dev_state (ctx lock); no id attaches unless ACTIVE
  *
  * The C container also provides a refcount (initialised to 1 before
- * xcma_fsm_dev_init()), a wait queue for the remover, and the dev lock.
+ * xcma_fsm_dev_init()) and what the remover waits on.
  */
 struct xcma_fsm_dev {
 	struct xcma_fsm_ctx *ctx;
@@ -204,8 +203,8 @@ struct xcma_fsm_dev {
  * @listen_item: on @ctx->listeners while XCMA_FSM_F_WILDCARD (ctx lock)
  *
  * The C container also provides a refcount (initialised to 1 before
- * xcma_fsm_id_init()), the id lock, the handler lock and a wait queue for
- * the destroyer.
+ * xcma_fsm_id_init()), the id lock, the handler lock and what the
+ * destroyer waits on.
  */
 struct xcma_fsm_id {
 	struct xcma_fsm_ctx *ctx;
@@ -296,6 +295,8 @@ unsigned int xcma_fsm_dev_state(struct xcma_fsm_dev *dev);
 const char *xcma_fsm_dev_state_name(unsigned int state);
 /* ids attached to @dev, i.e. that removal would wait for */
 unsigned int xcma_fsm_dev_holders(struct xcma_fsm_dev *dev);
+/* xcma_plat_dev_report_holder() for each of them (removal is late) */
+void xcma_fsm_dev_report_holders(struct xcma_fsm_dev *dev);
 
 /* ---- platform, implemented by the C side (or a test harness) ---- */
 
@@ -320,27 +321,24 @@ void xcma_plat_id_handler_unlock(struct xcma_fsm_id *id);
  */
 void xcma_plat_id_assert_handler_held(struct xcma_fsm_id *id);
 
+/*
+ * References. The platform counts them (refcount_t in the kernel) and
+ * lets the waiter go once the last one is dropped (a struct completion):
+ * the waiter may free the object as soon as its wait returns.
+ */
 void xcma_plat_id_get(struct xcma_fsm_id *id);
-/* drop a reference; if it was the last, return 1 with the id lock held */
-XCMA_MUST_CHECK int xcma_plat_id_put_and_lock(struct xcma_fsm_id *id);
-/* current count; called with the id lock held */
-unsigned int xcma_plat_id_refs(struct xcma_fsm_id *id);
-void xcma_plat_id_wait_prepare(struct xcma_fsm_id *id);
-void xcma_plat_id_wait_sleep(struct xcma_fsm_id *id);
-void xcma_plat_id_wait_finish(struct xcma_fsm_id *id);
-/* wake the destroyer; called with the id lock held */
-void xcma_plat_id_wake(struct xcma_fsm_id *id);
+void xcma_plat_id_put(struct xcma_fsm_id *id);
+/* the destroyer sleeps until every reference is dropped; no lock held */
+void xcma_plat_id_wait_unreferenced(struct xcma_fsm_id *id);
 
-void xcma_plat_dev_lock(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_unlock(struct xcma_fsm_dev *dev);
 void xcma_plat_dev_get(struct xcma_fsm_dev *dev);
-XCMA_MUST_CHECK int xcma_plat_dev_put_and_lock(struct xcma_fsm_dev *dev);
-unsigned int xcma_plat_dev_refs(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_wait_prepare(struct xcma_fsm_dev *dev);
-/* returns nonzero if it slept for the platform's report period */
-XCMA_MUST_CHECK int xcma_plat_dev_wait_sleep(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_wait_finish(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_wake(struct xcma_fsm_dev *dev);
+void xcma_plat_dev_put(struct xcma_fsm_dev *dev);
+/*
+ * The remover sleeps until every reference is dropped, calling
+ * xcma_fsm_dev_report_holders() every report period meanwhile; no lock
+ * held.
+ */
+void xcma_plat_dev_wait_released(struct xcma_fsm_dev *dev);
 
 /*
  * Run the user's callback for an event the library itself delivers

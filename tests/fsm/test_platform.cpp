@@ -109,57 +109,22 @@ void xcma_plat_id_get(xcma_fsm_id *fsm)
 	t.refs++;
 }
 
-int xcma_plat_id_put_and_lock(xcma_fsm_id *fsm)
+void xcma_plat_id_put(xcma_fsm_id *fsm)
 {
 	TId &t = tid(fsm);
 	EXPECT_GT(t.refs, 0u);
-	if (--t.refs)
-		return 0;
-	xcma_plat_id_lock(fsm);
-	return 1;
+	t.refs--;
 }
 
-unsigned int xcma_plat_id_refs(xcma_fsm_id *fsm)
+void xcma_plat_id_wait_unreferenced(xcma_fsm_id *fsm)
 {
 	TId &t = tid(fsm);
-	EXPECT_TRUE(t.lock);
-	return t.refs;
-}
-
-void xcma_plat_id_wait_prepare(xcma_fsm_id *)
-{
-}
-
-void xcma_plat_id_wait_sleep(xcma_fsm_id *fsm)
-{
-	TId &t = tid(fsm);
-	unsigned before = t.refs;
-	ASSERT_TRUE(tw->on_id_sleep) << t.name << ": destroy would hang";
-	tw->on_id_sleep(t);
-	ASSERT_LT(t.refs, before) << t.name << ": destroy would hang";
-}
-
-void xcma_plat_id_wait_finish(xcma_fsm_id *)
-{
-}
-
-void xcma_plat_id_wake(xcma_fsm_id *fsm)
-{
-	EXPECT_TRUE(tid(fsm).lock);
-}
-
-void xcma_plat_dev_lock(xcma_fsm_dev *fsm)
-{
-	TDev &d = tdev(fsm);
-	EXPECT_FALSE(d.lock);
-	d.lock = true;
-}
-
-void xcma_plat_dev_unlock(xcma_fsm_dev *fsm)
-{
-	TDev &d = tdev(fsm);
-	EXPECT_TRUE(d.lock);
-	d.lock = false;
+	while (t.refs) {
+		unsigned before = t.refs;
+		ASSERT_TRUE(tw->on_id_sleep) << t.name << ": destroy would hang";
+		tw->on_id_sleep(t);
+		ASSERT_LT(t.refs, before) << t.name << ": destroy would hang";
+	}
 }
 
 void xcma_plat_dev_get(xcma_fsm_dev *fsm)
@@ -169,45 +134,26 @@ void xcma_plat_dev_get(xcma_fsm_dev *fsm)
 	d.refs++;
 }
 
-int xcma_plat_dev_put_and_lock(xcma_fsm_dev *fsm)
+void xcma_plat_dev_put(xcma_fsm_dev *fsm)
 {
 	TDev &d = tdev(fsm);
 	EXPECT_GT(d.refs, 0u);
-	if (--d.refs)
-		return 0;
-	xcma_plat_dev_lock(fsm);
-	return 1;
+	d.refs--;
 }
 
-unsigned int xcma_plat_dev_refs(xcma_fsm_dev *fsm)
+/* a remover's sleep plays the users; a timeout (1) asks for the report */
+void xcma_plat_dev_wait_released(xcma_fsm_dev *fsm)
 {
 	TDev &d = tdev(fsm);
-	EXPECT_TRUE(d.lock);
-	return d.refs;
-}
-
-void xcma_plat_dev_wait_prepare(xcma_fsm_dev *)
-{
-}
-
-int xcma_plat_dev_wait_sleep(xcma_fsm_dev *fsm)
-{
-	TDev &d = tdev(fsm);
-	if (!tw->on_dev_sleep) {
-		ADD_FAILURE() << d.name << ": removal would hang";
-		d.refs = 0; /* give up waiting */
-		return 0;
+	while (d.refs) {
+		if (!tw->on_dev_sleep) {
+			ADD_FAILURE() << d.name << ": removal would hang";
+			d.refs = 0; /* give up waiting */
+			return;
+		}
+		if (tw->on_dev_sleep(d))
+			xcma_fsm_dev_report_holders(fsm);
 	}
-	return tw->on_dev_sleep(d);
-}
-
-void xcma_plat_dev_wait_finish(xcma_fsm_dev *)
-{
-}
-
-void xcma_plat_dev_wake(xcma_fsm_dev *fsm)
-{
-	EXPECT_TRUE(tdev(fsm).lock);
 }
 
 int xcma_plat_id_event(xcma_fsm_id *fsm, unsigned int ev, int)

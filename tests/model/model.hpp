@@ -39,7 +39,7 @@ struct ModelId {
 	int lock = -1; /* id lock owner (thread), -1 free */
 	int handler = -1; /* handler lock owner */
 	unsigned refs = 0;
-	WaitQ wq;
+	bool completed = false; /* the last put completed the destroyer's wait */
 
 	/* the user's model: what its callback returns / does per cm event */
 	int ret_on[16] = {};
@@ -69,7 +69,7 @@ struct ModelDev {
 	bool used = false;
 	int lock = -1;
 	unsigned refs = 0;
-	WaitQ wq;
+	bool completed = false; /* the last put completed the remover's wait */
 	bool remove_started = false;
 	bool remove_returned = false;
 	unsigned holders_at_start = 0; /* user ids attached at removal start */

@@ -81,36 +81,6 @@ void release(int *lock, const char *op, const char *obj)
 	sched(Wait::None, op, obj, nullptr, nullptr, 0, false);
 }
 
-void prepare(WaitQ &q, const char *obj)
-{
-	sched(Wait::None, "wait_prepare", obj);
-	q.waiter = self();
-	q.queued = true;
-	q.woken = false;
-}
-
-void sleep_on(WaitQ &q, const char *obj)
-{
-	/* schedule() returns at once if woken since prepare_to_wait() */
-	sched(Wait::Sleep, "wait_sleep", obj, &q);
-}
-
-void finish(WaitQ &q, const char *obj)
-{
-	sched(Wait::None, "wait_finish", obj);
-	q.queued = false;
-	q.woken = false;
-}
-
-void wake(WaitQ &q, const char *obj)
-{
-	sched(Wait::None, "wake", obj);
-	if (q.queued) {
-		q.queued = false; /* autoremove_wake_function */
-		q.woken = true;
-	}
-}
-
 } /* namespace */
 
 int new_id(const char *name)
@@ -270,68 +240,28 @@ void xcma_plat_id_get(xcma_fsm_id *fsm)
 	m.refs++;
 }
 
-/* refcount_dec_and_lock(): atomic fast path unless it is the last one */
-int xcma_plat_id_put_and_lock(xcma_fsm_id *fsm)
+/*
+ * refcount_dec_and_test() then complete(): the count and the completion
+ * are two steps, the checker may run anybody between them.
+ */
+void xcma_plat_id_put(xcma_fsm_id *fsm)
 {
 	ModelId &m = of(fsm);
 	sched(Wait::None, "id_put", m.name);
 	if (!m.refs)
 		fail("G8: %s put below zero", m.name);
-	if (m.refs > 1) {
-		m.refs--;
-		return 0;
-	}
-	acquire(&m.lock, "id_lock(put)", m.name);
-	if (--m.refs == 0)
-		return 1;
-	release(&m.lock, "id_unlock(put)", m.name);
-	return 0;
+	if (--m.refs)
+		return;
+	sched(Wait::None, "complete", m.name);
+	m.completed = true;
 }
 
-unsigned int xcma_plat_id_refs(xcma_fsm_id *fsm)
+/* wait_for_completion(): returns only once the last put completed */
+void xcma_plat_id_wait_unreferenced(xcma_fsm_id *fsm)
 {
 	ModelId &m = of(fsm);
-	if (m.lock != self())
-		fail("%s: refcount read without the id lock", m.name);
-	return m.refs;
-}
-
-void xcma_plat_id_wait_prepare(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	prepare(m.wq, m.name);
-}
-
-void xcma_plat_id_wait_sleep(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	sleep_on(m.wq, m.name);
-}
-
-void xcma_plat_id_wait_finish(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	finish(m.wq, m.name);
-}
-
-void xcma_plat_id_wake(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	if (m.lock != self())
-		fail("%s: wake without the id lock", m.name);
-	wake(m.wq, m.name);
-}
-
-void xcma_plat_dev_lock(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	acquire(&d.lock, "dev_lock", d.name);
-}
-
-void xcma_plat_dev_unlock(xcma_fsm_dev *fsm)
-{
-	ModelDev *d = reinterpret_cast<ModelDev *>(fsm);
-	release(&d->lock, "dev_unlock", d->name);
+	await([](int k) { return W.ids[k].completed; }, index_of(fsm),
+	      m.name);
 }
 
 void xcma_plat_dev_get(xcma_fsm_dev *fsm)
@@ -343,57 +273,24 @@ void xcma_plat_dev_get(xcma_fsm_dev *fsm)
 	d.refs++;
 }
 
-int xcma_plat_dev_put_and_lock(xcma_fsm_dev *fsm)
+void xcma_plat_dev_put(xcma_fsm_dev *fsm)
 {
 	ModelDev &d = of(fsm);
 	sched(Wait::None, "dev_put", d.name);
 	if (!d.refs)
 		fail("G8: %s put below zero", d.name);
-	if (d.refs > 1) {
-		d.refs--;
-		return 0;
-	}
-	acquire(&d.lock, "dev_lock(put)", d.name);
-	if (--d.refs == 0)
-		return 1;
-	release(&d.lock, "dev_unlock(put)", d.name);
-	return 0;
+	if (--d.refs)
+		return;
+	sched(Wait::None, "complete", d.name);
+	d.completed = true;
 }
 
-unsigned int xcma_plat_dev_refs(xcma_fsm_dev *fsm)
+/* the checker never times out: a missed completion must show as a hang */
+void xcma_plat_dev_wait_released(xcma_fsm_dev *fsm)
 {
 	ModelDev &d = of(fsm);
-	if (d.lock != self())
-		fail("%s: refcount read without the dev lock", d.name);
-	return d.refs;
-}
-
-void xcma_plat_dev_wait_prepare(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	prepare(d.wq, d.name);
-}
-
-/* the checker never times out: a missed wake-up must show as a hang */
-int xcma_plat_dev_wait_sleep(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	sleep_on(d.wq, d.name);
-	return 0;
-}
-
-void xcma_plat_dev_wait_finish(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	finish(d.wq, d.name);
-}
-
-void xcma_plat_dev_wake(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	if (d.lock != self())
-		fail("%s: wake without the dev lock", d.name);
-	wake(d.wq, d.name);
+	await([](int k) { return W.devs[k].completed; },
+	      int(&d - W.devs), d.name);
 }
 
 /*
