@@ -9,7 +9,10 @@
  * REJ), calls the user and leaves.
  */
 #include <linux/export.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
 #include "addr.h"
@@ -218,6 +221,26 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	return conn;
 }
 
+/*
+ * The namespace a REQ belongs to: that of the netdev of the GID it came
+ * in on, as in-tree, so that a listener in one namespace never sees a
+ * request that arrived in another. With a reference, or NULL.
+ */
+static struct net *req_net(const struct ib_cm_req_event_param *req)
+{
+	struct net_device *ndev;
+	struct net *net = NULL;
+
+	if (!req->ppath_sgid_attr)
+		return NULL;
+	rcu_read_lock();
+	ndev = xcma_ops->gid_attr_ndev_rcu(req->ppath_sgid_attr);
+	if (!IS_ERR(ndev))
+		net = maybe_get_net(dev_net(ndev));
+	rcu_read_unlock();
+	return net;
+}
+
 /**
  * xcma_ib_req_handler - ib_cm listen callback: a REQ for one of our ports
  * @cm_id: the new ib_cm id of the connection
@@ -233,6 +256,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	const struct ib_cm_req_event_param *req;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
+	struct net *net;
 	__be64 sid;
 	int ret;
 
@@ -246,7 +270,12 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 				   &remote);
 	if (ret)
 		return ret;
-	listener = xcma_listen_find(cm_id->device, sid, ib_event->private_data);
+	net = req_net(req);
+	if (!net)
+		return -EINVAL;
+	listener = xcma_listen_find(net, cm_id->device, sid,
+				    ib_event->private_data);
+	put_net(net);
 	if (!listener)
 		return -EINVAL;
 	trace_cm_req_handler(listener, ib_event->event);

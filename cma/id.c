@@ -177,7 +177,6 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xcma_port_binding_init(&xid->bind, net,
 			       &xid->id.route.addr.src_addr,
 			       &xid->id.route.addr.dst_addr);
-	INIT_LIST_HEAD(&xid->listen_item);
 	mutex_init(&xid->qp_mutex);
 	xcma_resolve_work_init(xid);
 	xid->num = atomic_inc_return(&id_nums);

@@ -47,7 +47,6 @@ struct xcma_device;
  *	when no callback of the id can run any more; read by the ib_cm
  *	callbacks, which ib_cm serializes
  * @listen_cm_id: the ib_cm listen of a listener on a device (listen_lock)
- * @listen_item: on the listener list (listen_lock)
  * @work: resolve_route's completion
  * @addr_work: resolve_addr's completion for a loopback or wildcard
  *	destination (one of its own: that callback may start a route
@@ -77,7 +76,6 @@ struct xcma_id {
 	struct xcma_port_binding bind;
 	struct ib_cm_id *cm_id;
 	struct ib_cm_id *listen_cm_id;
-	struct list_head listen_item;
 	struct work_struct work;
 	struct work_struct addr_work;
 	struct mutex qp_mutex; /* see above */
@@ -147,7 +145,8 @@ void xcma_resolve_work_init(struct xcma_id *xid);
 int xcma_listen_start(struct xcma_id *xid);
 void xcma_listen_stop(struct xcma_id *xid);
 struct xcma_wire_hdr;
-struct xcma_id *xcma_listen_find(struct ib_device *ibdev, __be64 service_id,
+struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
+				 __be64 service_id,
 				 const struct xcma_wire_hdr *hdr);
 int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
 		      struct xcma_life_id **child);

@@ -26,6 +26,7 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @translate_ip: rdma_translate_ip()
  * @find_gid_by_port: rdma_find_gid_by_port()
  * @put_gid_attr: rdma_put_gid_attr()
+ * @gid_attr_ndev_rcu: rdma_read_gid_attr_ndev_rcu()
  * @create_cm_id: ib_create_cm_id()
  * @destroy_cm_id: ib_destroy_cm_id()
  * @insert_listen: ib_cm_insert_listen()
@@ -66,6 +67,7 @@ struct xcma_ops {
 						      u32 port,
 						      struct net_device *ndev);
 	void (*put_gid_attr)(const struct ib_gid_attr *attr);
+	struct net_device *(*gid_attr_ndev_rcu)(const struct ib_gid_attr *attr);
 	struct ib_cm_id *(*create_cm_id)(struct ib_device *dev,
 					 ib_cm_handler handler, void *context);
 	void (*destroy_cm_id)(struct ib_cm_id *cm_id);
@@ -124,6 +126,7 @@ static inline bool xcma_ops_queue_route(struct work_struct *work)
 	.translate_ip = rdma_translate_ip,			\
 	.find_gid_by_port = rdma_find_gid_by_port,		\
 	.put_gid_attr = rdma_put_gid_attr,			\
+	.gid_attr_ndev_rcu = rdma_read_gid_attr_ndev_rcu,	\
 	.create_cm_id = ib_create_cm_id,			\
 	.destroy_cm_id = ib_destroy_cm_id,			\
 	.insert_listen = ib_cm_insert_listen,			\
