@@ -110,6 +110,7 @@ struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 	mutex_unlock(&listen_lock);
 	return xid;
 }
+EXPORT_SYMBOL_NS_GPL(xcma_listen_find, XCMA_INTERNAL);
 
 /**
  * xcma_listen_child - ctx ops->listen_child: a wildcard listener's child
