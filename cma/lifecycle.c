@@ -12,6 +12,7 @@
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/wait_bit.h>
 
 #include "lifecycle.h"
 
@@ -62,7 +63,6 @@ void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx)
 	spin_lock_init(&id->lock);
 	mutex_init(&id->handler_mutex);
 	refcount_set(&id->refcount, 1);
-	init_completion(&id->unreferenced);
 	xcma_fsm_id_init(&id->fsm, &ctx->fsm);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_life_id_init, XCMA_INTERNAL);
@@ -253,21 +253,28 @@ void xcma_plat_id_get(struct xcma_fsm_id *fsm)
 }
 
 /*
- * complete() releases its lock before wait_for_completion() can return,
- * so the destroyer may free the id as soon as its wait is over.
+ * wait_var_event() rather than a completion in every id: the wait queue
+ * is a shared hashed one, and wake_up_var() uses the count's address only
+ * as a key, so the destroyer may free the id as soon as it sees zero,
+ * even before the last putter's wake-up.
  */
 void xcma_plat_id_put(struct xcma_fsm_id *fsm)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	if (refcount_dec_and_test(&id->refcount))
-		complete(&id->unreferenced);
+	if (refcount_dec_and_test(&id->refcount)) {
+		/* the zero before the waiter's queue is looked at */
+		smp_mb__after_atomic();
+		wake_up_var(&id->refcount);
+	}
 }
 
 void xcma_plat_id_wait_unreferenced(struct xcma_fsm_id *fsm)
 {
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+
 	might_sleep();
-	wait_for_completion(&xcma_life_id_of(fsm)->unreferenced);
+	wait_var_event(&id->refcount, !refcount_read(&id->refcount));
 }
 
 void xcma_plat_dev_get(struct xcma_fsm_dev *fsm)

@@ -99,11 +99,11 @@ struct xcma_life_ctx {
  * @lock: the id lock: protects @fsm.state (state changes also hold
  *	@handler_mutex where the table says so)
  * @refcount: one reference from creation, dropped by destroy; one per
- *	event source in flight, per remover visit, per child listener
+ *	event source in flight, per remover visit, per child listener; the
+ *	destroyer waits for zero with wait_var_event()
  * @lock_flags: irq flags of the current holder of @lock (protected by @lock)
  * @handler_mutex: serializes the user's callbacks of this id; the library
  *	sets DESTROYING and DEVICE_REMOVAL only while holding it
- * @unreferenced: completed by the last put; the destroyer waits for it
  * @fsm: the library's part (see xcma/fsm.h for its locking); its @ctx is
  *	the context's
  */
@@ -112,7 +112,6 @@ struct xcma_life_id {
 	refcount_t refcount;
 	unsigned long lock_flags;
 	struct mutex handler_mutex; /* serializes callbacks */
-	struct completion unreferenced;
 	struct xcma_fsm_id fsm;
 };
 
