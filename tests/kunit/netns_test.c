@@ -34,8 +34,7 @@ static int ns_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-static struct rdma_cm_id *wildcard_listener(struct kunit *test,
-					     struct net *net)
+static struct rdma_cm_id *listener(struct kunit *test, struct net *net)
 {
 	struct sockaddr_in any = {
 		.sin_family = AF_INET,
@@ -97,8 +96,8 @@ static void listener_of_the_request_namespace(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ibdev);
 
 	/* two port spaces: the same port binds in each */
-	l1 = wildcard_listener(test, &init_net);
-	l2 = wildcard_listener(test, net2);
+	l1 = listener(test, &init_net);
+	l2 = listener(test, net2);
 
 	found = lookup(test, &init_net, ibdev);
 	KUNIT_EXPECT_NOT_NULL(test, found);
@@ -125,7 +124,7 @@ static void listener_of_the_request_namespace(struct kunit *test)
 		xcma_fsm_id_put(&found->life.fsm);
 
 	/* nor the other way round */
-	l2 = wildcard_listener(test, net2);
+	l2 = listener(test, net2);
 	rdma_destroy_id(l1);
 	found = lookup(test, &init_net, ibdev);
 	KUNIT_EXPECT_NULL(test, found);
