@@ -17,6 +17,7 @@
 
 #include "id.h"
 #include "lifecycle.h"
+#include "listen.h"
 #include "ops.h"
 #include "trace.h"
 #include "xcma.h"

@@ -16,8 +16,11 @@
 #include <rdma/ib_cm.h>
 
 #include "addr.h"
+#include "ib.h"
 #include "id.h"
+#include "listen.h"
 #include "ops.h"
+#include "qp.h"
 #include "trace.h"
 #include "wire.h"
 #include "xcma.h"

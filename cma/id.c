@@ -19,8 +19,11 @@
 #include <net/net_namespace.h>
 
 #include "addr.h"
+#include "ib.h"
 #include "id.h"
+#include "listen.h"
 #include "ops.h"
+#include "resolve.h"
 #include "trace.h"
 #include "wire.h"
 #include "xcma.h"

@@ -120,7 +120,6 @@ static inline unsigned int xcma_id_state(struct xcma_id *xid)
 	return xcma_fsm_id_state(&xid->life.fsm);
 }
 
-/* id.c */
 extern const struct xcma_life_id_ops xcma_id_life_ops;
 struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      void *context, enum rdma_ucm_port_space ps,
@@ -135,30 +134,5 @@ unsigned int xcma_id_live(void);
 int xcma_id_cache_init(void);
 void xcma_id_cache_exit(void);
 int xcma_id_module_refs(void);
-
-/* resolve.c */
-void xcma_resolve_cancel_addr(struct xcma_id *xid);
-void xcma_resolve_cancel_route(struct xcma_id *xid);
-void xcma_resolve_work_init(struct xcma_id *xid);
-
-/* listen.c */
-int xcma_listen_start(struct xcma_id *xid);
-void xcma_listen_stop(struct xcma_id *xid);
-struct xcma_wire_hdr;
-struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
-				 __be64 service_id,
-				 const struct xcma_wire_hdr *hdr);
-int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
-		      struct xcma_life_id **child);
-
-/* ib.c */
-int xcma_ib_req_handler(struct ib_cm_id *cm_id,
-			const struct ib_cm_event *ib_event);
-void xcma_ib_release(struct xcma_id *xid);
-
-/* qp.c */
-int xcma_qp_modify_err(struct xcma_id *xid);
-int xcma_qp_modify_rtr(struct xcma_id *xid, struct rdma_conn_param *param);
-int xcma_qp_modify_rts(struct xcma_id *xid, struct rdma_conn_param *param);
 
 #endif /* XCMA_ID_H */

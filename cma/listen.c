@@ -13,7 +13,9 @@
 #include <linux/mutex.h>
 
 #include "addr.h"
+#include "ib.h"
 #include "id.h"
+#include "listen.h"
 #include "ops.h"
 #include "wire.h"
 #include "xcma.h"

@@ -21,6 +21,7 @@
 #include "addr.h"
 #include "id.h"
 #include "ops.h"
+#include "resolve.h"
 #include "xcma.h"
 
 static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,

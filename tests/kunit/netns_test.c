@@ -19,6 +19,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/id.h"
+#include "../../cma/listen.h"
 #include "../../cma/wire.h"
 #include "xcma/fsm.h"
 
