@@ -395,17 +395,15 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	lockdep_assert_held(&xid->life.handler_mutex);
 	if (!conn_param)
 		return -EINVAL;
-	if (xcma_id_state(xid) != XCMA_FSM_ROUTE_RESOLVED)
-		return -EINVAL;
+	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
+	if (ret)
+		return ret;
 	ret = xcma_wire_check_private_data(XCMA_WIRE_REQ,
 					   xcma_id_src(xid)->sa_family,
 					   conn_param->private_data,
 					   conn_param->private_data_len);
 	if (ret)
-		return ret;
-	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
-	if (ret)
-		return ret;
+		goto err_state;
 
 	mutex_lock(&xid->qp_mutex);
 	if (!id->qp) {
@@ -419,7 +417,10 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		ret = -EOPNOTSUPP;
 	else
 		ret = connect_ib(xid, conn_param);
-	if (ret && xcma_id_transition(xid, XCMA_EV_CONNECT_UNDO))
+	if (!ret)
+		return 0;
+err_state:
+	if (xcma_id_transition(xid, XCMA_EV_CONNECT_UNDO))
 		pr_debug("xcma: connect undo refused\n");
 	return ret;
 }

@@ -321,15 +321,18 @@ EXPORT_SYMBOL(rdma_set_service_type);
  * @id: the id
  * @reuse: the value
  *
- * Return: 0; -EINVAL unless IDLE, or setting it on a non-listening id.
+ * Return: 0; -EINVAL where the table refuses it: clearing it once bound,
+ * setting it on a listener.
  */
 int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
 {
 	struct xcma_id *xid = xcma_id_of(id);
-	unsigned int state = xcma_id_state(xid);
+	int ret;
 
-	if (!((reuse && state != XCMA_FSM_LISTEN) || state == XCMA_FSM_IDLE))
-		return -EINVAL;
+	ret = xcma_id_transition(xid, reuse ? XCMA_EV_SET_REUSEADDR :
+					      XCMA_EV_CLEAR_REUSEADDR);
+	if (ret)
+		return ret;
 	if (xcma_port_is_bound(&xid->bind))
 		xcma_port_set_reuseaddr(&xid->bind, reuse);
 	else
@@ -348,10 +351,11 @@ EXPORT_SYMBOL(rdma_set_reuseaddr);
 int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
 {
 	struct xcma_id *xid = xcma_id_of(id);
-	unsigned int state = xcma_id_state(xid);
+	int ret;
 
-	if (state != XCMA_FSM_IDLE && state != XCMA_FSM_ADDR_BOUND)
-		return -EINVAL;
+	ret = xcma_id_transition(xid, XCMA_EV_SET_AFONLY);
+	if (ret)
+		return ret;
 	xid->afonly_set = true;
 	if (xcma_port_is_bound(&xid->bind))
 		xcma_port_set_afonly(&xid->bind, afonly);

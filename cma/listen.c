@@ -181,9 +181,13 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		if (ret)
 			return ret;
 	}
-	/* the port check needs a bound id: refuse the other states first */
-	if (xcma_id_state(xid) != XCMA_FSM_ADDR_BOUND)
-		return -EINVAL;
+	/*
+	 * The port check needs a bound id: ask the table before it whether
+	 * the listen (applied by xcma_fsm_id_listen() below) may happen.
+	 */
+	ret = xcma_fsm_rule(xcma_id_state(xid), XCMA_EV_LISTEN, NULL);
+	if (ret)
+		return ret;
 	ret = xcma_port_listen(&xid->bind);
 	if (ret)
 		return ret;

@@ -86,6 +86,12 @@ Expect expected(unsigned s, unsigned ev)
 		return { s == CONNECT || s == DISCONNECT, s, kEINVAL, -1 };
 	case XCMA_EV_REQ_ON_LISTENER: /* cma_ib_req_handler */
 		return { s == LISTEN, s, kECONNABORTED, -1 };
+	case XCMA_EV_SET_REUSEADDR: /* rdma_set_reuseaddr(id, 1) */
+		return { s != LISTEN && s != DESTROYING, s, kEINVAL, -1 };
+	case XCMA_EV_CLEAR_REUSEADDR: /* rdma_set_reuseaddr(id, 0) */
+		return only(IDLE, SAME);
+	case XCMA_EV_SET_AFONLY: /* rdma_set_afonly */
+		return { s == IDLE || s == ADDR_BOUND, s, kEINVAL, -1 };
 	case XCMA_EV_ADDR_RESOLVED: /* addr_handler */
 		return only(ADDR_QUERY, ADDR_RESOLVED, 0);
 	case XCMA_EV_ADDR_ERROR:
