@@ -47,10 +47,9 @@ struct xcma_device;
  *	when no callback of the id can run any more; read by the ib_cm
  *	callbacks, which ib_cm serializes
  * @listen_cm_id: the ib_cm listen of a listener on a device (listen_lock)
- * @work: resolve_route's completion
- * @addr_work: resolve_addr's completion for a loopback or wildcard
- *	destination (one of its own: that callback may start a route
- *	resolution, and destroy it by returning non-zero, which cancels @work)
+ * @work: the completion of a resolution that needs no query: a route over
+ *	RoCE, or an address for a loopback or wildcard destination; the two
+ *	never wait at once (a route needs the address resolved first)
  * @qp_mutex: protects @id.qp and the QP options below
  * @num: sequence number of the id since load, for trace events
  * @seq_num: starting PSN, random, constant
@@ -65,6 +64,8 @@ struct xcma_device;
  * @afonly_set: the user called rdma_set_afonly (constant once bound)
  * @used_resolve_ip: an address resolution was started once, so a new one
  *	must cancel it first (written by resolve_addr only)
+ * @work_event: what @work delivers (XCMA_EV_ADDR_RESOLVED or
+ *	XCMA_EV_ROUTE_RESOLVED), written before it is queued
  * @ece: ECE values for REQ/REP (written before connect/accept)
  * @owner: name of the module that created the id (or its listener), for
  *	reports: the creator's own string (KBUILD_MODNAME), which outlives
@@ -77,7 +78,6 @@ struct xcma_id {
 	struct ib_cm_id *cm_id;
 	struct ib_cm_id *listen_cm_id;
 	struct work_struct work;
-	struct work_struct addr_work;
 	struct mutex qp_mutex; /* see above */
 	u32 num;
 	u32 seq_num;
@@ -91,6 +91,7 @@ struct xcma_id {
 	bool min_rnr_timer_set;
 	bool afonly_set;
 	bool used_resolve_ip;
+	u8 work_event;
 	struct rdma_ucm_ece ece;
 	const char *owner;
 };

@@ -181,14 +181,15 @@ void xcma_plat_ctx_unlock(struct xcma_fsm_ctx *fsm)
 	mutex_unlock(&ctx_of(fsm)->lock);
 }
 
+/*
+ * Only process context takes the id lock (callers, work items, ib_cm's
+ * and address resolution's callbacks, all of which may sleep): no irqsave,
+ * and no flags to keep in every id.
+ */
 void xcma_plat_id_lock(struct xcma_fsm_id *fsm)
 	__acquires(&xcma_life_id_of(fsm)->lock)
 {
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-	unsigned long flags;
-
-	spin_lock_irqsave(&id->lock, flags);
-	id->lock_flags = flags;
+	spin_lock(&xcma_life_id_of(fsm)->lock);
 }
 
 void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
@@ -197,7 +198,7 @@ void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
 	lockdep_assert_held(&id->lock);
-	spin_unlock_irqrestore(&id->lock, id->lock_flags);
+	spin_unlock(&id->lock);
 }
 
 /*

@@ -101,7 +101,6 @@ struct xcma_life_ctx {
  * @refcount: one reference from creation, dropped by destroy; one per
  *	event source in flight, per remover visit, per child listener; the
  *	destroyer waits for zero with wait_var_event()
- * @lock_flags: irq flags of the current holder of @lock (protected by @lock)
  * @handler_mutex: serializes the user's callbacks of this id; the library
  *	sets DESTROYING and DEVICE_REMOVAL only while holding it
  * @fsm: the library's part (see xcma/fsm.h for its locking); its @ctx is
@@ -110,7 +109,6 @@ struct xcma_life_ctx {
 struct xcma_life_id {
 	spinlock_t lock; /* the id lock, see above */
 	refcount_t refcount;
-	unsigned long lock_flags;
 	struct mutex handler_mutex; /* serializes callbacks */
 	struct xcma_fsm_id fsm;
 };

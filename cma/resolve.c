@@ -128,27 +128,34 @@ static void addr_handler(int status, struct sockaddr *src_addr,
 			&ev);
 }
 
+/*
+ * A queued completion that never ran gives its reference back. From the
+ * work itself (a loopback ADDR_RESOLVED callback that starts the route
+ * resolution and destroys the id by returning non-zero) only the queued
+ * instance is cancelled: waiting for the running one would wait for
+ * ourselves, and it touches the id no more once its delivery returned.
+ */
+static void cancel_resolve_work(struct xcma_id *xid)
+{
+	bool queued = current_work() == &xid->work ?
+			      cancel_work(&xid->work) :
+			      cancel_work_sync(&xid->work);
+
+	if (queued)
+		xcma_fsm_id_put(&xid->life.fsm);
+}
+
 /**
  * xcma_resolve_cancel_addr - the id is destroyed during ADDR_QUERY
  * @xid: the id
  *
- * Returns once addr_handler() and loopback_work() are not running and
- * will not run; a work item that never ran gives its reference back.
+ * Returns once addr_handler() and the loopback completion are not running
+ * and will not run (unless called from that completion).
  */
 void xcma_resolve_cancel_addr(struct xcma_id *xid)
 {
 	xcma_ops->addr_cancel(&xid->id.route.addr.dev_addr);
-	if (cancel_work_sync(&xid->addr_work))
-		xcma_fsm_id_put(&xid->life.fsm);
-}
-
-static void loopback_work(struct work_struct *work)
-{
-	struct xcma_id *xid = container_of(work, struct xcma_id, addr_work);
-	struct rdma_cm_event ev = {};
-
-	/* the reference taken by resolve_loopback() */
-	xcma_id_deliver(xid, XCMA_EV_ADDR_RESOLVED, &ev);
+	cancel_resolve_work(xid);
 }
 
 static void set_loopback(struct sockaddr_storage *ss)
@@ -189,7 +196,8 @@ static int resolve_loopback(struct xcma_id *xid)
 	rdma_addr_set_dgid(da, &gid);
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
-	queue_work(system_unbound_wq, &xid->addr_work);
+	WRITE_ONCE(xid->work_event, XCMA_EV_ADDR_RESOLVED);
+	queue_work(system_unbound_wq, &xid->work);
 	return 0;
 }
 
@@ -281,35 +289,33 @@ err_state:
 }
 EXPORT_SYMBOL(rdma_resolve_addr);
 
-static void route_work(struct work_struct *work)
+static void resolve_work(struct work_struct *work)
 {
 	struct xcma_id *xid = container_of(work, struct xcma_id, work);
 	struct rdma_cm_event ev = {};
 
-	/* the reference taken by rdma_resolve_route() */
-	xcma_id_deliver(xid, XCMA_EV_ROUTE_RESOLVED, &ev);
+	/* the reference taken by resolve_loopback() or rdma_resolve_route() */
+	xcma_id_deliver(xid, READ_ONCE(xid->work_event), &ev);
 }
 
 /**
- * xcma_resolve_work_init - prepare an id's work items
+ * xcma_resolve_work_init - prepare an id's work item
  * @xid: the id, being allocated
  */
 void xcma_resolve_work_init(struct xcma_id *xid)
 {
-	INIT_WORK(&xid->work, route_work);
-	INIT_WORK(&xid->addr_work, loopback_work);
+	INIT_WORK(&xid->work, resolve_work);
 }
 
 /**
  * xcma_resolve_cancel_route - the id is destroyed during ROUTE_QUERY
  * @xid: the id
  *
- * A work item that never ran gives its reference back here.
+ * A completion that never ran gives its reference back here.
  */
 void xcma_resolve_cancel_route(struct xcma_id *xid)
 {
-	if (cancel_work_sync(&xid->work))
-		xcma_fsm_id_put(&xid->life.fsm);
+	cancel_resolve_work(xid);
 }
 
 /*
@@ -423,6 +429,7 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	}
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
+	WRITE_ONCE(xid->work_event, XCMA_EV_ROUTE_RESOLVED);
 	xcma_ops->queue_route(&xid->work);
 	return 0;
 }
