@@ -17,6 +17,7 @@
 
 #include "id.h"
 #include "lifecycle.h"
+#include "listen.h"
 #include "ops.h"
 #include "trace.h"
 #include "xcma.h"
@@ -262,7 +263,7 @@ static void report_holder(struct xcma_life_dev *life, struct xcma_life_id *l)
 	struct xcma_device *dev = xcma_device_of_life(life);
 	struct xcma_id *xid = xcma_id_of_life(l);
 
-	lockdep_assert_held(&life->ctx->lock);
+	lockdep_assert_held(&xcma_life_ctx_of(life->fsm.ctx)->lock);
 	pr_warn("xcma: %s: removal waits for id %p state %s ps %d %pISpc -> %pISpc owner %s\n",
 		dev_name(&dev->ibdev->dev), &xid->id,
 		xcma_fsm_state_name(xcma_fsm_id_state(&l->fsm)), xid->id.ps,
@@ -298,6 +299,7 @@ int xcma_device_init(void)
 
 	/* before any device exists: listen_child may run from .add on */
 	xcma_life.ops = &ctx_ops;
+	xcma_life.id_ops = &xcma_id_life_ops;
 	/* .add runs here for every device that already exists */
 	ret = ib_register_client(&xcma_client);
 	if (ret)

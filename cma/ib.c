@@ -3,18 +3,24 @@
  * Connections over ib_cm (IB and RoCE, RC): REQ/REP/RTU, REJ, DREQ/DREP,
  * and the ib_cm callbacks that turn them into rdma_cm events.
  *
- * Whatever must happen before the user hears of an ib_cm event (moving the
- * QP on a REP and sending the RTU, moving it to ERR on a REJ) runs under
- * the id's handler mutex, once the state machine has let the event
- * through: the prepare hook of the event's xcma_event_ctx.
+ * Each callback builds its rdma_cm_event on the stack, enters the id
+ * (handler mutex, table), does what must happen before the user hears of
+ * it (moving the QP on a REP and sending the RTU, moving it to ERR on a
+ * REJ), calls the user and leaves.
  */
 #include <linux/export.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
 #include "addr.h"
+#include "ib.h"
 #include "id.h"
+#include "listen.h"
 #include "ops.h"
+#include "qp.h"
 #include "trace.h"
 #include "wire.h"
 #include "xcma.h"
@@ -57,119 +63,111 @@ static int rep_recv(struct xcma_id *xid)
 	return ret;
 }
 
-/* REP received: RTR, RTS, RTU, then ESTABLISHED (or CONNECT_ERROR) */
-static void rep_prepare(struct xcma_id *xid, struct xcma_event_ctx *ectx)
+/*
+ * Leave an id entered from an ib_cm callback. On a destroy by return the
+ * ib_cm id cannot be destroyed from inside its own callback: the id lets
+ * go of it and ib_cm destroys it when the callback returns non-zero.
+ */
+static int ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret)
 {
-	const struct ib_cm_rep_event_param *rep = &ectx->ib_event->param.rep_rcvd;
-	struct rdma_cm_event *ev = &ectx->ev;
-
 	lockdep_assert_held(&xid->life.handler_mutex);
+	if (ret && xid->cm_id == cm_id)
+		xid->cm_id = NULL;
+	if (xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF) ==
+	    XCMA_FSM_DESTROYED)
+		return -ECONNABORTED;
+	return 0;
+}
+
+/*
+ * REP received on an id still connecting: with a QP, RTR, RTS and RTU,
+ * whose outcome is ESTABLISHED or CONNECT_ERROR; without one, the user
+ * moves the QP itself and calls rdma_accept() after CONNECT_RESPONSE.
+ */
+static int rep_handler(struct xcma_id *xid, struct ib_cm_id *cm_id,
+		       const struct ib_cm_event *ib_event)
+{
+	const struct ib_cm_rep_event_param *rep = &ib_event->param.rep_rcvd;
+	struct rdma_cm_event ev = {};
+	unsigned int fev;
+
+	if (xcma_fsm_id_enter(&xid->life.fsm, XCMA_EV_REP_RECEIVED,
+			      XCMA_FSM_PUT_REF))
+		return 0;
 	trace_cm_send_mra(xid);
 	if (xcma_ops->send_mra(xid->cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
 		pr_debug("xcma: MRA not sent\n");
 	if (xid->id.qp) {
-		ev->status = rep_recv(xid);
-		ev->event = ev->status ? RDMA_CM_EVENT_CONNECT_ERROR :
-					 RDMA_CM_EVENT_ESTABLISHED;
+		ev.status = rep_recv(xid);
+		fev = ev.status ? XCMA_EV_CONNECT_ERROR : XCMA_EV_ESTABLISHED;
 	} else {
-		/* the user moves the QP itself and calls rdma_accept() */
-		ev->event = RDMA_CM_EVENT_CONNECT_RESPONSE;
+		fev = XCMA_EV_CONNECT_RESPONSE;
 	}
-	ev->param.conn.private_data = ectx->ib_event->private_data;
-	ev->param.conn.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE;
-	ev->param.conn.responder_resources = rep->responder_resources;
-	ev->param.conn.initiator_depth = rep->initiator_depth;
-	ev->param.conn.flow_control = rep->flow_control;
-	ev->param.conn.rnr_retry_count = rep->rnr_retry_count;
-	ev->param.conn.srq = rep->srq;
-	ev->param.conn.qp_num = rep->remote_qpn;
-	ev->ece.vendor_id = rep->ece.vendor_id;
-	ev->ece.attr_mod = rep->ece.attr_mod;
-}
-
-static void rej_prepare(struct xcma_id *xid, struct xcma_event_ctx *ectx)
-{
-	lockdep_assert_held(&xid->life.handler_mutex);
-	xcma_qp_modify_err(xid);
+	/* CONNECT stays CONNECT under the handler mutex: always let through */
+	WARN_ON_ONCE(xcma_fsm_id_fire(&xid->life.fsm, fev));
+	ev.event = xcma_fsm_event_cm_event(fev);
+	ev.param.conn.private_data = ib_event->private_data;
+	ev.param.conn.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE;
+	ev.param.conn.responder_resources = rep->responder_resources;
+	ev.param.conn.initiator_depth = rep->initiator_depth;
+	ev.param.conn.flow_control = rep->flow_control;
+	ev.param.conn.rnr_retry_count = rep->rnr_retry_count;
+	ev.param.conn.srq = rep->srq;
+	ev.param.conn.qp_num = rep->remote_qpn;
+	ev.ece.vendor_id = rep->ece.vendor_id;
+	ev.ece.attr_mod = rep->ece.attr_mod;
+	return ib_leave(xid, cm_id, xcma_id_call_user(xid, &ev));
 }
 
 static int ib_handler(struct ib_cm_id *cm_id,
 		      const struct ib_cm_event *ib_event)
 {
 	struct xcma_id *xid = cm_id->context;
-	struct xcma_event_ctx ectx;
-	unsigned int ev;
-	int status = 0;
+	struct rdma_cm_event ev = {};
+	unsigned int fev;
 
 	switch (ib_event->event) {
 	case IB_CM_REQ_ERROR:
 	case IB_CM_REP_ERROR:
-		ev = XCMA_EV_UNREACHABLE;
-		status = -ETIMEDOUT;
+		fev = XCMA_EV_UNREACHABLE;
+		ev.status = -ETIMEDOUT;
 		break;
 	case IB_CM_REP_RECEIVED:
-		/* or CONNECT_ERROR / CONNECT_RESPONSE: same state change */
-		ev = XCMA_EV_ESTABLISHED;
-		break;
+		/* alive: its destroy destroys cm_id, which waits for us */
+		xcma_fsm_id_get(&xid->life.fsm);
+		return rep_handler(xid, cm_id, ib_event);
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
-		ev = XCMA_EV_ESTABLISHED;
+		fev = XCMA_EV_ESTABLISHED;
 		break;
 	case IB_CM_DREQ_ERROR:
-		status = -ETIMEDOUT;
+		ev.status = -ETIMEDOUT;
 		fallthrough;
 	case IB_CM_DREQ_RECEIVED:
 	case IB_CM_DREP_RECEIVED:
-		ev = XCMA_EV_DISCONNECTED;
+		fev = XCMA_EV_DISCONNECTED;
 		break;
 	case IB_CM_TIMEWAIT_EXIT:
-		ev = XCMA_EV_TIMEWAIT_EXIT;
+		fev = XCMA_EV_TIMEWAIT_EXIT;
 		break;
 	case IB_CM_REJ_RECEIVED:
-		ev = XCMA_EV_REJECTED;
-		status = ib_event->param.rej_rcvd.reason;
+		fev = XCMA_EV_REJECTED;
+		ev.status = ib_event->param.rej_rcvd.reason;
+		ev.param.conn.private_data = ib_event->private_data;
+		ev.param.conn.private_data_len = IB_CM_REJ_PRIVATE_DATA_SIZE;
 		break;
 	default:
 		/* MRA and the rest: nothing for the user */
 		return 0;
 	}
 
-	xcma_id_event_init(&ectx, ev);
-	ectx.ev.status = status;
-	ectx.ib_event = ib_event;
-	ectx.cm_id = cm_id;
-	if (ib_event->event == IB_CM_REP_RECEIVED) {
-		ectx.prepare = rep_prepare;
-	} else if (ib_event->event == IB_CM_REJ_RECEIVED) {
-		ectx.prepare = rej_prepare;
-		ectx.ev.param.conn.private_data = ib_event->private_data;
-		ectx.ev.param.conn.private_data_len = IB_CM_REJ_PRIVATE_DATA_SIZE;
-	}
-	/* alive: its destroy destroys cm_id, which waits for this callback */
 	xcma_fsm_id_get(&xid->life.fsm);
-	if (xcma_id_deliver(xid, ev, &ectx) == XCMA_FSM_DESTROYED)
-		return -ECONNABORTED; /* ib_cm destroys cm_id */
-	return 0;
-}
-
-/* CONNECT_REQUEST let through: the conn id takes over the ib_cm id */
-static void req_prepare(struct xcma_id *conn, struct xcma_event_ctx *ectx)
-{
-	lockdep_assert_held(&conn->life.handler_mutex);
-	conn->cm_id = ectx->cm_id;
-	ectx->cm_id->context = conn;
-	ectx->cm_id->cm_handler = ib_handler;
-}
-
-/* the user took the request and will answer later: tell the peer to wait */
-static void req_after(struct xcma_id *conn, struct xcma_event_ctx *ectx)
-{
-	lockdep_assert_held(&conn->life.handler_mutex);
-	if (xcma_id_state(conn) != XCMA_FSM_CONNECT)
-		return;
-	trace_cm_send_mra(conn);
-	if (xcma_ops->send_mra(conn->cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
-		pr_debug("xcma: MRA not sent\n");
+	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF))
+		return 0;
+	if (fev == XCMA_EV_REJECTED)
+		xcma_qp_modify_err(xid);
+	ev.event = xcma_fsm_event_cm_event(fev);
+	return ib_leave(xid, cm_id, xcma_id_call_user(xid, &ev));
 }
 
 static void set_req_event(struct rdma_cm_event *ev,
@@ -220,11 +218,30 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	conn->id.route.num_pri_alt_paths = 1;
 	conn->id.device = listener->id.device;
 	conn->id.port_num = req->port;
-	conn->dev = listener->dev;
 	da = &conn->id.route.addr.dev_addr;
 	rdma_addr_set_sgid(da, &req->primary_path->sgid);
 	rdma_addr_set_dgid(da, &req->primary_path->dgid);
 	return conn;
+}
+
+/*
+ * The namespace a REQ belongs to: that of the netdev of the GID it came
+ * in on, as in-tree, so that a listener in one namespace never sees a
+ * request that arrived in another. With a reference, or NULL.
+ */
+static struct net *req_net(const struct ib_cm_req_event_param *req)
+{
+	struct net_device *ndev;
+	struct net *net = NULL;
+
+	if (!req->ppath_sgid_attr)
+		return NULL;
+	rcu_read_lock();
+	ndev = xcma_ops->gid_attr_ndev_rcu(req->ppath_sgid_attr);
+	if (!IS_ERR(ndev))
+		net = maybe_get_net(dev_net(ndev));
+	rcu_read_unlock();
+	return net;
 }
 
 /**
@@ -241,7 +258,8 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	struct sockaddr_storage local, remote;
 	const struct ib_cm_req_event_param *req;
 	struct xcma_id *listener, *conn;
-	struct xcma_event_ctx ectx;
+	struct rdma_cm_event ev = {};
+	struct net *net;
 	__be64 sid;
 	int ret;
 
@@ -255,7 +273,12 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 				   &remote);
 	if (ret)
 		return ret;
-	listener = xcma_listen_find(cm_id->device, sid, ib_event->private_data);
+	net = req_net(req);
+	if (!net)
+		return -EINVAL;
+	listener = xcma_listen_find(net, cm_id->device, sid,
+				    ib_event->private_data);
+	put_net(net);
 	if (!listener)
 		return -EINVAL;
 	trace_cm_req_handler(listener, ib_event->event);
@@ -269,16 +292,27 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		goto out;
 	}
 
-	xcma_id_event_init(&ectx, XCMA_EV_CONNECT_REQUEST);
-	set_req_event(&ectx.ev, ib_event, xcma_wire_hdr_len(local.ss_family));
-	ectx.ib_event = ib_event;
-	ectx.cm_id = cm_id;
-	ectx.prepare = req_prepare;
-	ectx.after = req_after;
-	ret = xcma_id_deliver_req(listener, conn, &ectx);
-	if (ret == XCMA_FSM_DELIVERED)
-		ret = 0;
-	else if (ret >= 0)
+	set_req_event(&ev, ib_event, xcma_wire_hdr_len(local.ss_family));
+	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
+	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
+	if (ret)
+		goto out; /* conn is gone */
+	/* the conn id takes over the ib_cm id */
+	conn->cm_id = cm_id;
+	cm_id->context = conn;
+	cm_id->cm_handler = ib_handler;
+	ret = xcma_id_call_user(conn, &ev);
+	if (ret) {
+		/* ib_cm destroys cm_id when we return non-zero */
+		conn->cm_id = NULL;
+	} else if (xcma_id_state(conn) == XCMA_FSM_CONNECT) {
+		/* the user will answer later: tell the peer to wait */
+		trace_cm_send_mra(conn);
+		if (xcma_ops->send_mra(cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
+			pr_debug("xcma: MRA not sent\n");
+	}
+	ret = xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
+	if (ret == XCMA_FSM_DESTROYED)
 		ret = -ECONNABORTED;
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
@@ -361,17 +395,15 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	lockdep_assert_held(&xid->life.handler_mutex);
 	if (!conn_param)
 		return -EINVAL;
-	if (xcma_id_state(xid) != XCMA_FSM_ROUTE_RESOLVED)
-		return -EINVAL;
+	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
+	if (ret)
+		return ret;
 	ret = xcma_wire_check_private_data(XCMA_WIRE_REQ,
 					   xcma_id_src(xid)->sa_family,
 					   conn_param->private_data,
 					   conn_param->private_data_len);
 	if (ret)
-		return ret;
-	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
-	if (ret)
-		return ret;
+		goto err_state;
 
 	mutex_lock(&xid->qp_mutex);
 	if (!id->qp) {
@@ -385,7 +417,10 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		ret = -EOPNOTSUPP;
 	else
 		ret = connect_ib(xid, conn_param);
-	if (ret && xcma_id_transition(xid, XCMA_EV_CONNECT_UNDO))
+	if (!ret)
+		return 0;
+err_state:
+	if (xcma_id_transition(xid, XCMA_EV_CONNECT_UNDO))
 		pr_debug("xcma: connect undo refused\n");
 	return ret;
 }

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Ids: creation, destroy, the per-id options, and the glue between the
- * lifecycle library and the user's callback.
+ * Ids: creation, destroy, the per-id options, and the one way the user's
+ * callback is called (xcma_id_call_user()).
  *
- * The library calls the owner of an id back with (event, status) only.
- * An event that carries more (private data, connection parameters, an
- * ib_cm event to act on first) is described by a struct xcma_event_ctx
- * that the delivering task puts on the id's pending list; the callback
- * runs in that same task, which is how id_event() finds it. Deliveries
- * the library makes by itself (DEVICE_REMOVAL) have no context.
+ * An event source builds the rdma_cm_event on its stack and delivers it
+ * through the lifecycle library: xcma_fsm_id_enter() (handler mutex, the
+ * table), its own work before the user hears of it, xcma_id_call_user(),
+ * xcma_fsm_id_leave() (unlock, or destroy on a non-zero return). Events
+ * the library delivers by itself (DEVICE_REMOVAL) come through id_event().
  */
 #include <linux/atomic.h>
 #include <linux/export.h>
@@ -20,8 +19,11 @@
 #include <net/net_namespace.h>
 
 #include "addr.h"
+#include "ib.h"
 #include "id.h"
+#include "listen.h"
 #include "ops.h"
+#include "resolve.h"
 #include "trace.h"
 #include "wire.h"
 #include "xcma.h"
@@ -29,84 +31,34 @@
 /* numbers the ids for trace events */
 static atomic_t id_nums = ATOMIC_INIT(0);
 
-static struct xcma_event_ctx *take_pending(struct xcma_id *xid,
-					   unsigned int cm_event)
+/**
+ * xcma_id_call_user - run the user's callback for an event
+ * @xid: the id, entered (its handler mutex held)
+ * @ev: the event, as the table let it through
+ *
+ * Return: the user's value; non-zero asks for the id's destroy, which the
+ * caller's xcma_fsm_id_leave() does.
+ */
+int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev)
 {
-	struct xcma_event_ctx *e, *found = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&xid->pending_lock, flags);
-	list_for_each_entry(e, &xid->pending, node) {
-		if (e->task == current && e->cm_event == cm_event) {
-			list_del_init(&e->node);
-			found = e;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&xid->pending_lock, flags);
-	return found;
-}
-
-static void drop_pending(struct xcma_id *xid, struct xcma_event_ctx *ectx)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&xid->pending_lock, flags);
-	list_del_init(&ectx->node);
-	spin_unlock_irqrestore(&xid->pending_lock, flags);
-}
-
-static void add_pending(struct xcma_id *xid, struct xcma_event_ctx *ectx)
-{
-	unsigned long flags;
-
-	ectx->task = current;
-	spin_lock_irqsave(&xid->pending_lock, flags);
-	list_add_tail(&ectx->node, &xid->pending);
-	spin_unlock_irqrestore(&xid->pending_lock, flags);
-}
-
-/* The library runs the user's callback: handler mutex held. */
-static int id_event(struct xcma_life_id *life, unsigned int cm_event,
-		    int status)
-{
-	struct xcma_id *xid = xcma_id_of_life(life);
-	struct rdma_cm_event local = { .event = cm_event, .status = status };
-	struct xcma_event_ctx *ectx = take_pending(xid, cm_event);
-	struct rdma_cm_event *ev = &local;
 	int ret;
 
-	lockdep_assert_held(&life->handler_mutex);
-	if (ectx) {
-		if (ectx->prepare)
-			ectx->prepare(xid, ectx);
-		ev = &ectx->ev;
-	}
+	lockdep_assert_held(&xid->life.handler_mutex);
 	trace_cm_event_handler(xid, ev);
 	ret = xid->id.event_handler(&xid->id, ev);
 	trace_cm_event_done(xid, ev, ret);
-	if (!ectx)
-		return ret;
-	if (!ret) {
-		if (ectx->after)
-			ectx->after(xid, ectx);
-		return 0;
-	}
-	/*
-	 * Destroy by return. The ib_cm id whose callback this is cannot be
-	 * destroyed from inside that callback: leave it to ib_cm, which
-	 * destroys it when the callback returns non-zero. The destroy waits
-	 * for every reference, the deliverer's included: drop it now.
-	 */
-	ectx->destroyed = true;
-	trace_cm_id_destroy(xid);
-	if (ectx->cm_id && xid->cm_id == ectx->cm_id)
-		xid->cm_id = NULL;
-	if (ectx->holds_ref) {
-		ectx->holds_ref = false;
-		xcma_fsm_id_put(&life->fsm);
-	}
+	if (ret)
+		trace_cm_id_destroy(xid);
 	return ret;
+}
+
+/* The library delivers an event of its own (no payload). */
+static int id_event(struct xcma_life_id *life, unsigned int cm_event,
+		    int status)
+{
+	struct rdma_cm_event ev = { .event = cm_event, .status = status };
+
+	return xcma_id_call_user(xcma_id_of_life(life), &ev);
 }
 
 static void id_cancel(struct xcma_life_id *life, unsigned int state)
@@ -146,6 +98,29 @@ static void id_release_dev(struct xcma_life_id *life,
 /* ids allocated and not freed yet, internal ones included (KUnit) */
 static atomic_t live_ids = ATOMIC_INIT(0);
 
+/* ids cost their size, not the next kmalloc size class */
+static struct kmem_cache *id_cache;
+
+/**
+ * xcma_id_cache_init - create the ids' slab cache (module init)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xcma_id_cache_init(void)
+{
+	id_cache = KMEM_CACHE(xcma_id, 0);
+	return id_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * xcma_id_cache_exit - destroy it (module exit: every id is freed, each
+ *	held the module)
+ */
+void xcma_id_cache_exit(void)
+{
+	kmem_cache_destroy(id_cache);
+}
+
 static void id_free(struct xcma_life_id *life)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
@@ -153,13 +128,13 @@ static void id_free(struct xcma_life_id *life)
 	xcma_port_unbind(&xid->bind);
 	kfree(xid->id.route.path_rec);
 	put_net(xid->id.route.addr.dev_addr.net);
-	kfree(xid);
+	kmem_cache_free(id_cache, xid);
 	atomic_dec(&live_ids);
 	/* last: the id's hold on the module (see xcma_id_alloc()) */
 	module_put(THIS_MODULE);
 }
 
-static const struct xcma_life_id_ops id_ops = {
+const struct xcma_life_id_ops xcma_id_life_ops = {
 	.event = id_event,
 	.cancel = id_cancel,
 	.release_dev = id_release_dev,
@@ -191,7 +166,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 {
 	struct xcma_id *xid;
 
-	xid = kzalloc(sizeof(*xid), GFP_KERNEL);
+	xid = kmem_cache_zalloc(id_cache, GFP_KERNEL);
 	if (!xid)
 		return NULL;
 	atomic_inc(&live_ids);
@@ -205,15 +180,12 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xcma_port_binding_init(&xid->bind, net,
 			       &xid->id.route.addr.src_addr,
 			       &xid->id.route.addr.dst_addr);
-	INIT_LIST_HEAD(&xid->listen_item);
-	INIT_LIST_HEAD(&xid->pending);
-	spin_lock_init(&xid->pending_lock);
 	mutex_init(&xid->qp_mutex);
 	xcma_resolve_work_init(xid);
 	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
-	strscpy(xid->owner, owner ? owner : "?", sizeof(xid->owner));
-	xcma_life_id_init(&xid->life, &xcma_life, &id_ops);
+	xid->owner = owner ?: "?";
+	xcma_life_id_init(&xid->life, &xcma_life);
 	return xid;
 }
 
@@ -232,59 +204,23 @@ unsigned int xcma_id_live(void)
 EXPORT_SYMBOL_NS_GPL(xcma_id_live, XCMA_INTERNAL);
 
 /**
- * xcma_id_event_init - start describing an event
- * @ectx: the description
- * @fsm_event: the notification it will be delivered as
- */
-void xcma_id_event_init(struct xcma_event_ctx *ectx, unsigned int fsm_event)
-{
-	memset(ectx, 0, sizeof(*ectx));
-	INIT_LIST_HEAD(&ectx->node);
-	ectx->cm_event = xcma_fsm_event_cm_event(fsm_event);
-	ectx->ev.event = ectx->cm_event;
-}
-
-/**
- * xcma_id_deliver - deliver a notification with its payload
+ * xcma_id_deliver - deliver an event that needs no work before the user's
+ *	callback
  * @xid: the id; the caller holds a reference, which this consumes
- * @fsm_event: the notification (XCMA_EV_*)
- * @ectx: the payload, from xcma_id_event_init()
+ * @fsm_event: the notification (XCMA_EV_*); @ev's type follows from it
+ * @ev: the event, built by the caller
  *
- * Return: as xcma_fsm_id_deliver(); after XCMA_FSM_DESTROYED the id is
- * gone.
+ * Return: as xcma_fsm_id_leave(), or XCMA_FSM_DROPPED if the table
+ * refused it; after XCMA_FSM_DESTROYED the id is gone.
  */
 int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
-		    struct xcma_event_ctx *ectx)
+		    struct rdma_cm_event *ev)
 {
-	int ret;
-
-	ectx->holds_ref = true;
-	add_pending(xid, ectx);
-	ret = xcma_fsm_id_deliver(&xid->life.fsm, fsm_event, ectx->ev.status,
-				  0);
-	if (ret == XCMA_FSM_DESTROYED)
-		return ret;
-	drop_pending(xid, ectx);
-	xcma_fsm_id_put(&xid->life.fsm);
-	return ret;
-}
-
-/**
- * xcma_id_deliver_req - deliver CONNECT_REQUEST to a new conn id
- * @listener: the listener; the caller holds a reference
- * @conn: the new id, initialised and known to nobody else; consumed
- * @ectx: the payload
- *
- * Return: as xcma_fsm_id_deliver_req(). Unless XCMA_FSM_DELIVERED, @conn
- * is gone.
- */
-int xcma_id_deliver_req(struct xcma_id *listener, struct xcma_id *conn,
-			struct xcma_event_ctx *ectx)
-{
-	add_pending(conn, ectx);
-	/* the callback consumes ectx; if it never runs, conn is freed */
-	return xcma_fsm_id_deliver_req(&listener->life.fsm, &conn->life.fsm,
-				       0);
+	if (xcma_fsm_id_enter(&xid->life.fsm, fsm_event, XCMA_FSM_PUT_REF))
+		return XCMA_FSM_DROPPED;
+	ev->event = xcma_fsm_event_cm_event(fsm_event);
+	return xcma_fsm_id_leave(&xid->life.fsm, xcma_id_call_user(xid, ev),
+				 XCMA_FSM_PUT_REF);
 }
 
 /**
@@ -311,10 +247,8 @@ int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev)
 {
 	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
 
-	if (!ret) {
-		xid->dev = dev;
+	if (!ret)
 		trace_cm_id_attach(xid, dev->ibdev);
-	}
 	return ret;
 }
 
@@ -387,15 +321,18 @@ EXPORT_SYMBOL(rdma_set_service_type);
  * @id: the id
  * @reuse: the value
  *
- * Return: 0; -EINVAL unless IDLE, or setting it on a non-listening id.
+ * Return: 0; -EINVAL where the table refuses it: clearing it once bound,
+ * setting it on a listener.
  */
 int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
 {
 	struct xcma_id *xid = xcma_id_of(id);
-	unsigned int state = xcma_id_state(xid);
+	int ret;
 
-	if (!((reuse && state != XCMA_FSM_LISTEN) || state == XCMA_FSM_IDLE))
-		return -EINVAL;
+	ret = xcma_id_transition(xid, reuse ? XCMA_EV_SET_REUSEADDR :
+					      XCMA_EV_CLEAR_REUSEADDR);
+	if (ret)
+		return ret;
 	if (xcma_port_is_bound(&xid->bind))
 		xcma_port_set_reuseaddr(&xid->bind, reuse);
 	else
@@ -414,10 +351,11 @@ EXPORT_SYMBOL(rdma_set_reuseaddr);
 int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
 {
 	struct xcma_id *xid = xcma_id_of(id);
-	unsigned int state = xcma_id_state(xid);
+	int ret;
 
-	if (state != XCMA_FSM_IDLE && state != XCMA_FSM_ADDR_BOUND)
-		return -EINVAL;
+	ret = xcma_id_transition(xid, XCMA_EV_SET_AFONLY);
+	if (ret)
+		return ret;
 	xid->afonly_set = true;
 	if (xcma_port_is_bound(&xid->bind))
 		xcma_port_set_afonly(&xid->bind, afonly);

@@ -19,8 +19,6 @@
 
 struct xcma_device;
 
-#define XCMA_OWNER_LEN 56
-
 /*
  * What the in-tree CM returns for a transport it cannot drive (an id on
  * a port with neither ib_cm nor iw_cm): errno 38, the "no such system
@@ -43,28 +41,16 @@ struct xcma_device;
  *	they need no lock of their own
  * @life: lifecycle (see lifecycle.h for its locks)
  * @bind: port binding (see port.h for its lock)
- * @dev: the xcma device the id holds; set once when it attaches, before
- *	any event source can see the id, cleared never (the library tracks
- *	the hold itself)
  * @cm_id: the ib_cm connection; written under @life.handler_mutex by
  *	connect, by a REQ's CONNECT_REQUEST and by a destroy-by-return from an
  *	ib_cm callback, and cleared without it by the release of the device,
  *	when no callback of the id can run any more; read by the ib_cm
  *	callbacks, which ib_cm serializes
  * @listen_cm_id: the ib_cm listen of a listener on a device (listen_lock)
- * @listen_item: on the listener list (listen_lock)
- * @listen_err: why the last per-device child of this wildcard listener
- *	could not be made (the library knows only that it failed): written
- *	by xcma_listen_child() under the ctx lock; cleared and read by
- *	rdma_listen() while the id is on no listener list, so unlocked
- * @work: resolve_route's completion
- * @addr_work: resolve_addr's completion for a loopback or wildcard
- *	destination (one of its own: that callback may start a route
- *	resolution, and destroy it by returning non-zero, which cancels @work)
+ * @work: the completion of a resolution that needs no query: a route over
+ *	RoCE, or an address for a loopback or wildcard destination; the two
+ *	never wait at once (a route needs the address resolved first)
  * @qp_mutex: protects @id.qp and the QP options below
- * @pending_lock: protects @pending (a leaf spinlock)
- * @pending: events being delivered, with their payloads (struct
- *	xcma_event_ctx), found by the delivering task
  * @num: sequence number of the id since load, for trace events
  * @seq_num: starting PSN, random, constant
  * @qp_num: the QP number to connect with (@qp_mutex)
@@ -78,23 +64,21 @@ struct xcma_device;
  * @afonly_set: the user called rdma_set_afonly (constant once bound)
  * @used_resolve_ip: an address resolution was started once, so a new one
  *	must cancel it first (written by resolve_addr only)
+ * @work_event: what @work delivers (XCMA_EV_ADDR_RESOLVED or
+ *	XCMA_EV_ROUTE_RESOLVED), written before it is queued
  * @ece: ECE values for REQ/REP (written before connect/accept)
- * @owner: module that created the id (or its listener), for reports
+ * @owner: name of the module that created the id (or its listener), for
+ *	reports: the creator's own string (KBUILD_MODNAME), which outlives
+ *	its ids as the module does, as in-tree restrack keeps it
  */
 struct xcma_id {
 	struct rdma_cm_id id;
 	struct xcma_life_id life;
 	struct xcma_port_binding bind;
-	struct xcma_device *dev;
 	struct ib_cm_id *cm_id;
 	struct ib_cm_id *listen_cm_id;
-	struct list_head listen_item;
-	int listen_err;
 	struct work_struct work;
-	struct work_struct addr_work;
 	struct mutex qp_mutex; /* see above */
-	spinlock_t pending_lock; /* see above */
-	struct list_head pending;
 	u32 num;
 	u32 seq_num;
 	u32 qp_num;
@@ -107,40 +91,9 @@ struct xcma_id {
 	bool min_rnr_timer_set;
 	bool afonly_set;
 	bool used_resolve_ip;
+	u8 work_event;
 	struct rdma_ucm_ece ece;
-	char owner[XCMA_OWNER_LEN];
-};
-
-struct xcma_event_ctx;
-
-/**
- * struct xcma_event_ctx - an event on its way to the user
- * @node: on xcma_id.pending while delivered (pending_lock)
- * @task: the delivering task, which the callback runs in
- * @cm_event: the user event the library will ask for
- * @ev: the event the user gets; @prepare may change its type and status
- *	to another of the same state change (ESTABLISHED / CONNECT_ERROR)
- * @prepare: run under the handler mutex once the state machine accepted
- *	the event, before the user's callback; may be NULL
- * @after: run under the handler mutex if the user's callback returned 0
- * @ib_event: the ib_cm event, for @prepare
- * @cm_id: the ib_cm id that is calling us, if any: on a destroy by return
- *	the id lets go of it and ib_cm destroys it
- * @holds_ref: the delivering task holds an id reference (dropped before a
- *	destroy by return, which waits for all references)
- * @destroyed: the user's callback returned non-zero
- */
-struct xcma_event_ctx {
-	struct list_head node;
-	struct task_struct *task;
-	unsigned int cm_event;
-	struct rdma_cm_event ev;
-	void (*prepare)(struct xcma_id *xid, struct xcma_event_ctx *ectx);
-	void (*after)(struct xcma_id *xid, struct xcma_event_ctx *ectx);
-	const struct ib_cm_event *ib_event;
-	struct ib_cm_id *cm_id;
-	bool holds_ref;
-	bool destroyed;
+	const char *owner;
 };
 
 static inline struct xcma_id *xcma_id_of(struct rdma_cm_id *id)
@@ -168,43 +121,19 @@ static inline unsigned int xcma_id_state(struct xcma_id *xid)
 	return xcma_fsm_id_state(&xid->life.fsm);
 }
 
-/* id.c */
+extern const struct xcma_life_id_ops xcma_id_life_ops;
 struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      void *context, enum rdma_ucm_port_space ps,
 			      enum ib_qp_type qp_type, const char *owner);
+int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev);
 int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
-		    struct xcma_event_ctx *ectx);
-void xcma_id_event_init(struct xcma_event_ctx *ectx, unsigned int fsm_event);
-int xcma_id_deliver_req(struct xcma_id *listener, struct xcma_id *conn,
-			struct xcma_event_ctx *ectx);
+		    struct rdma_cm_event *ev);
 int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
 int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
 void xcma_id_free_unused(struct xcma_id *xid);
 unsigned int xcma_id_live(void);
+int xcma_id_cache_init(void);
+void xcma_id_cache_exit(void);
 int xcma_id_module_refs(void);
-
-/* resolve.c */
-void xcma_resolve_cancel_addr(struct xcma_id *xid);
-void xcma_resolve_cancel_route(struct xcma_id *xid);
-void xcma_resolve_work_init(struct xcma_id *xid);
-
-/* listen.c */
-int xcma_listen_start(struct xcma_id *xid);
-void xcma_listen_stop(struct xcma_id *xid);
-struct xcma_wire_hdr;
-struct xcma_id *xcma_listen_find(struct ib_device *ibdev, __be64 service_id,
-				 const struct xcma_wire_hdr *hdr);
-struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
-				       struct xcma_life_dev *dev);
-
-/* ib.c */
-int xcma_ib_req_handler(struct ib_cm_id *cm_id,
-			const struct ib_cm_event *ib_event);
-void xcma_ib_release(struct xcma_id *xid);
-
-/* qp.c */
-int xcma_qp_modify_err(struct xcma_id *xid);
-int xcma_qp_modify_rtr(struct xcma_id *xid, struct rdma_conn_param *param);
-int xcma_qp_modify_rts(struct xcma_id *xid, struct rdma_conn_param *param);
 
 #endif /* XCMA_ID_H */

@@ -2,15 +2,17 @@
 /*
  * Kernel platform of the id lifecycle library: the xcma_plat_*()
  * functions that include/xcma/fsm.h declares, on spinlock_t, struct mutex,
- * refcount_t and wait queues. No decision is made here: state, delivery,
+ * refcount_t and struct completion. No decision is made here: state, delivery,
  * cancel, release and free are decided by the library (cma/fsm/).
  */
 #include <linux/bug.h>
+#include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/wait_bit.h>
 
 #include "lifecycle.h"
 
@@ -26,19 +28,27 @@ MODULE_PARM_DESC(removal_report_secs,
 
 static struct xcma_life_ctx *ctx_of(struct xcma_fsm_ctx *fsm)
 {
-	return container_of(fsm, struct xcma_life_ctx, fsm);
+	return xcma_life_ctx_of(fsm);
+}
+
+static struct xcma_life_ctx *id_ctx(struct xcma_life_id *id)
+{
+	return ctx_of(id->fsm.ctx);
 }
 
 /**
  * xcma_life_ctx_init - initialise a lifecycle context
  * @ctx: the context
  * @ops: its module-wide callbacks
+ * @id_ops: what the owner of each of its ids does
  */
 void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
-			const struct xcma_life_ctx_ops *ops)
+			const struct xcma_life_ctx_ops *ops,
+			const struct xcma_life_id_ops *id_ops)
 {
 	mutex_init(&ctx->lock);
 	ctx->ops = ops;
+	ctx->id_ops = id_ops;
 	xcma_fsm_ctx_init(&ctx->fsm);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_life_ctx_init, XCMA_INTERNAL);
@@ -46,19 +56,13 @@ EXPORT_SYMBOL_NS_GPL(xcma_life_ctx_init, XCMA_INTERNAL);
 /**
  * xcma_life_id_init - initialise an id (state IDLE, one reference)
  * @id: the id, embedded in its owner's structure
- * @ctx: the context it lives in
- * @ops: what its owner does when the library asks
+ * @ctx: the context it lives in, whose id_ops its owner provides
  */
-void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx,
-		       const struct xcma_life_id_ops *ops)
+void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx)
 {
 	spin_lock_init(&id->lock);
 	mutex_init(&id->handler_mutex);
 	refcount_set(&id->refcount, 1);
-	init_waitqueue_head(&id->wait);
-	init_wait(&id->wait_entry);
-	id->ctx = ctx;
-	id->ops = ops;
 	xcma_fsm_id_init(&id->fsm, &ctx->fsm);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_life_id_init, XCMA_INTERNAL);
@@ -90,11 +94,8 @@ EXPORT_SYMBOL_NS_GPL(xcma_life, XCMA_INTERNAL);
 int xcma_life_dev_init_in(struct xcma_life_dev *dev,
 			  struct xcma_life_ctx *ctx)
 {
-	spin_lock_init(&dev->lock);
 	refcount_set(&dev->refcount, 1);
-	init_waitqueue_head(&dev->wait);
-	init_wait(&dev->wait_entry);
-	dev->ctx = ctx;
+	init_completion(&dev->released);
 	xcma_fsm_dev_init(&dev->fsm, &ctx->fsm);
 	return xcma_fsm_dev_add(&dev->fsm);
 }
@@ -180,14 +181,15 @@ void xcma_plat_ctx_unlock(struct xcma_fsm_ctx *fsm)
 	mutex_unlock(&ctx_of(fsm)->lock);
 }
 
+/*
+ * Only process context takes the id lock (callers, work items, ib_cm's
+ * and address resolution's callbacks, all of which may sleep): no irqsave,
+ * and no flags to keep in every id.
+ */
 void xcma_plat_id_lock(struct xcma_fsm_id *fsm)
 	__acquires(&xcma_life_id_of(fsm)->lock)
 {
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-	unsigned long flags;
-
-	spin_lock_irqsave(&id->lock, flags);
-	id->lock_flags = flags;
+	spin_lock(&xcma_life_id_of(fsm)->lock);
 }
 
 void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
@@ -196,7 +198,7 @@ void xcma_plat_id_unlock(struct xcma_fsm_id *fsm)
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
 	lockdep_assert_held(&id->lock);
-	spin_unlock_irqrestore(&id->lock, id->lock_flags);
+	spin_unlock(&id->lock);
 }
 
 /*
@@ -241,14 +243,9 @@ void xcma_plat_id_handler_unlock(struct xcma_fsm_id *fsm)
 	mutex_unlock(&xcma_life_id_of(fsm)->handler_mutex);
 }
 
-int xcma_plat_id_handler_held(struct xcma_fsm_id *fsm)
+void xcma_plat_id_assert_handler_held(struct xcma_fsm_id *fsm)
 {
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-
-	/* exact with lockdep; otherwise "someone holds it" is the best bet */
-	if (IS_ENABLED(CONFIG_LOCKDEP))
-		return lockdep_is_held(&id->handler_mutex);
-	return mutex_is_locked(&id->handler_mutex);
+	lockdep_assert_held(&xcma_life_id_of(fsm)->handler_mutex);
 }
 
 void xcma_plat_id_get(struct xcma_fsm_id *fsm)
@@ -256,70 +253,29 @@ void xcma_plat_id_get(struct xcma_fsm_id *fsm)
 	refcount_inc(&xcma_life_id_of(fsm)->refcount);
 }
 
-int xcma_plat_id_put_and_lock(struct xcma_fsm_id *fsm)
-{
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-	unsigned long flags;
-
-	if (!refcount_dec_and_lock_irqsave(&id->refcount, &id->lock, &flags))
-		return 0;
-	id->lock_flags = flags;
-	return 1;
-}
-
-unsigned int xcma_plat_id_refs(struct xcma_fsm_id *fsm)
+/*
+ * wait_var_event() rather than a completion in every id: the wait queue
+ * is a shared hashed one, and wake_up_var() uses the count's address only
+ * as a key, so the destroyer may free the id as soon as it sees zero,
+ * even before the last putter's wake-up.
+ */
+void xcma_plat_id_put(struct xcma_fsm_id *fsm)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	lockdep_assert_held(&id->lock);
-	return refcount_read(&id->refcount);
+	if (refcount_dec_and_test(&id->refcount)) {
+		/* the zero before the waiter's queue is looked at */
+		smp_mb__after_atomic();
+		wake_up_var(&id->refcount);
+	}
 }
 
-void xcma_plat_id_wait_prepare(struct xcma_fsm_id *fsm)
+void xcma_plat_id_wait_unreferenced(struct xcma_fsm_id *fsm)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	id->wait_entry.private = current;
-	prepare_to_wait(&id->wait, &id->wait_entry, TASK_UNINTERRUPTIBLE);
-}
-
-void xcma_plat_id_wait_sleep(struct xcma_fsm_id *fsm)
-{
-	schedule();
-}
-
-void xcma_plat_id_wait_finish(struct xcma_fsm_id *fsm)
-{
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-
-	finish_wait(&id->wait, &id->wait_entry);
-}
-
-void xcma_plat_id_wake(struct xcma_fsm_id *fsm)
-{
-	struct xcma_life_id *id = xcma_life_id_of(fsm);
-
-	lockdep_assert_held(&id->lock);
-	wake_up(&id->wait);
-}
-
-void xcma_plat_dev_lock(struct xcma_fsm_dev *fsm)
-	__acquires(&xcma_life_dev_of(fsm)->lock)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-	unsigned long flags;
-
-	spin_lock_irqsave(&dev->lock, flags);
-	dev->lock_flags = flags;
-}
-
-void xcma_plat_dev_unlock(struct xcma_fsm_dev *fsm)
-	__releases(&xcma_life_dev_of(fsm)->lock)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-
-	lockdep_assert_held(&dev->lock);
-	spin_unlock_irqrestore(&dev->lock, dev->lock_flags);
+	might_sleep();
+	wait_var_event(&id->refcount, !refcount_read(&id->refcount));
 }
 
 void xcma_plat_dev_get(struct xcma_fsm_dev *fsm)
@@ -327,53 +283,28 @@ void xcma_plat_dev_get(struct xcma_fsm_dev *fsm)
 	refcount_inc(&xcma_life_dev_of(fsm)->refcount);
 }
 
-int xcma_plat_dev_put_and_lock(struct xcma_fsm_dev *fsm)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-	unsigned long flags;
-
-	if (!refcount_dec_and_lock_irqsave(&dev->refcount, &dev->lock, &flags))
-		return 0;
-	dev->lock_flags = flags;
-	return 1;
-}
-
-unsigned int xcma_plat_dev_refs(struct xcma_fsm_dev *fsm)
+void xcma_plat_dev_put(struct xcma_fsm_dev *fsm)
 {
 	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
 
-	lockdep_assert_held(&dev->lock);
-	return refcount_read(&dev->refcount);
+	if (refcount_dec_and_test(&dev->refcount))
+		complete(&dev->released);
 }
 
-void xcma_plat_dev_wait_prepare(struct xcma_fsm_dev *fsm)
+/*
+ * A completion rather than wait_event_timeout() on the count: the remover
+ * frees the device once its wait returns, which a waker still inside
+ * wake_up() would outlive.
+ */
+void xcma_plat_dev_wait_released(struct xcma_fsm_dev *fsm)
 {
 	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
 
-	dev->wait_entry.private = current;
-	prepare_to_wait(&dev->wait, &dev->wait_entry, TASK_UNINTERRUPTIBLE);
-}
-
-int xcma_plat_dev_wait_sleep(struct xcma_fsm_dev *fsm)
-{
-	unsigned int secs = max(READ_ONCE(removal_report_secs), 1U);
-
-	return schedule_timeout(secs * HZ) == 0;
-}
-
-void xcma_plat_dev_wait_finish(struct xcma_fsm_dev *fsm)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-
-	finish_wait(&dev->wait, &dev->wait_entry);
-}
-
-void xcma_plat_dev_wake(struct xcma_fsm_dev *fsm)
-{
-	struct xcma_life_dev *dev = xcma_life_dev_of(fsm);
-
-	lockdep_assert_held(&dev->lock);
-	wake_up(&dev->wait);
+	might_sleep();
+	while (!wait_for_completion_timeout(&dev->released,
+					    max(READ_ONCE(removal_report_secs),
+						1U) * HZ))
+		xcma_fsm_dev_report_holders(fsm);
 }
 
 int xcma_plat_id_event(struct xcma_fsm_id *fsm, unsigned int cm_event,
@@ -382,14 +313,14 @@ int xcma_plat_id_event(struct xcma_fsm_id *fsm, unsigned int cm_event,
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
 	lockdep_assert_held(&id->handler_mutex);
-	return id->ops->event(id, cm_event, status);
+	return id_ctx(id)->id_ops->event(id, cm_event, status);
 }
 
 void xcma_plat_id_cancel(struct xcma_fsm_id *fsm, unsigned int state)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	id->ops->cancel(id, state);
+	id_ctx(id)->id_ops->cancel(id, state);
 }
 
 void xcma_plat_id_release_dev(struct xcma_fsm_id *fsm,
@@ -397,40 +328,46 @@ void xcma_plat_id_release_dev(struct xcma_fsm_id *fsm,
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	if (id->ops->release_dev)
-		id->ops->release_dev(id, xcma_life_dev_of(dev));
+	const struct xcma_life_id_ops *ops = id_ctx(id)->id_ops;
+
+	if (ops->release_dev)
+		ops->release_dev(id, xcma_life_dev_of(dev));
 }
 
 void xcma_plat_id_free(struct xcma_fsm_id *fsm)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	id->ops->free(id);
+	id_ctx(id)->id_ops->free(id);
 }
 
-struct xcma_fsm_id *xcma_plat_listen_child(struct xcma_fsm_id *parent,
-					   struct xcma_fsm_dev *dev)
+int xcma_plat_listen_child(struct xcma_fsm_id *parent,
+			   struct xcma_fsm_dev *dev, struct xcma_fsm_id **out)
 {
-	struct xcma_life_ctx *ctx = xcma_life_id_of(parent)->ctx;
-	struct xcma_life_id *child;
+	struct xcma_life_ctx *ctx = ctx_of(parent->ctx);
+	struct xcma_life_id *child = NULL;
+	int ret;
 
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->ops || !ctx->ops->listen_child)
-		return NULL;
-	child = ctx->ops->listen_child(xcma_life_id_of(parent),
-				       xcma_life_dev_of(dev));
-	return child ? &child->fsm : NULL;
+		return -ENOMEM;
+	ret = ctx->ops->listen_child(xcma_life_id_of(parent),
+				     xcma_life_dev_of(dev), &child);
+	if (!ret)
+		*out = &child->fsm;
+	return ret;
 }
 
 void xcma_plat_dev_report_holder(struct xcma_fsm_dev *dev,
 				 struct xcma_fsm_id *fsm)
 {
+	struct xcma_life_ctx *ctx = ctx_of(dev->ctx);
 	struct xcma_life_dev *d = xcma_life_dev_of(dev);
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
-	lockdep_assert_held(&d->ctx->lock);
-	if (d->ctx->ops && d->ctx->ops->report_holder)
-		d->ctx->ops->report_holder(d, id);
+	lockdep_assert_held(&ctx->lock);
+	if (ctx->ops && ctx->ops->report_holder)
+		ctx->ops->report_holder(d, id);
 	else
 		pr_warn("xcma: device removal waits for id %p in state %s\n",
 			id, xcma_fsm_state_name(xcma_fsm_id_state(fsm)));

@@ -6,21 +6,22 @@
  * event, cancel an operation, release a device or free the id.
  *
  * Usage, in order (locks in brackets are taken by the library itself):
- *   xcma_life.ops = &ops                     once, at module init (the
+ *   xcma_life.ops, .id_ops = &ops            once, at module init (the
  *                                            module's context xcma_life
  *                                            is statically initialised)
  *   xcma_life_dev_init(dev)                  ib_client.add [ctx lock]; on
  *                                            error dev is already removed
- *   xcma_life_id_init(id, &xcma_life, ops)   rdma_create_id
+ *   xcma_life_id_init(id, &xcma_life)        rdma_create_id
  *   xcma_fsm_id_transition(&id->fsm, ev)     each rdma_* operation; CONNECT,
  *                                            CONNECT_UNDO and ACCEPT with
  *                                            id->handler_mutex held
  *   xcma_fsm_id_attach / _listen             when the id gets a device /
  *                                            listens [ctx lock]
- *   xcma_fsm_id_get + xcma_fsm_id_deliver(.., XCMA_FSM_PUT_REF)
+ *   xcma_fsm_id_get, xcma_fsm_id_enter(.., XCMA_FSM_PUT_REF), the
+ *   source's work and callback, xcma_fsm_id_leave(.., XCMA_FSM_PUT_REF)
  *                                            each event source (work item,
  *                                            ib_cm callback) [handler]
- *   xcma_fsm_id_deliver_req(listener, conn)  ib_cm REQ: conn freshly
+ *   xcma_fsm_id_enter_req / _leave_req       ib_cm REQ: conn freshly
  *                                            initialised
  *   xcma_fsm_id_destroy(&id->fsm)            rdma_destroy_id; ops->free
  *                                            runs before it returns
@@ -34,10 +35,10 @@
 #ifndef XCMA_LIFECYCLE_H
 #define XCMA_LIFECYCLE_H
 
+#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
-#include <linux/wait.h>
 
 #include "xcma/fsm.h"
 
@@ -46,8 +47,9 @@ struct xcma_life_dev;
 
 /**
  * struct xcma_life_id_ops - what the owner of an id does when asked
- * @event: run the user's callback for @cm_event (enum rdma_cm_event_type);
- *	handler mutex held; return the user's value
+ * @event: run the user's callback for @cm_event (enum rdma_cm_event_type)
+ *	of an event the library delivers itself (DEVICE_REMOVAL); handler
+ *	mutex held; return the user's value
  * @cancel: cancel the operation pending in @state (enum rdma_cm_state);
  *	called once per id, no xcma lock held
  * @release_dev: drop what the id holds of @dev (gid attrs, cm_id); may be
@@ -64,14 +66,15 @@ struct xcma_life_id_ops {
 /**
  * struct xcma_life_ctx_ops - module-wide callbacks
  * @listen_child: allocate the per-device child of wildcard listener
- *	@parent, xcma_life_id_init() it, start listening on @dev; return NULL
- *	on failure. Called with the ctx mutex held.
+ *	@parent, xcma_life_id_init() it, start listening on @dev, set
+ *	*@child; return 0 or -errno. Called with the ctx mutex held.
  * @report_holder: removal of @dev has waited a report period for @id.
  *	Called with the ctx mutex held.
  */
 struct xcma_life_ctx_ops {
-	struct xcma_life_id *(*listen_child)(struct xcma_life_id *parent,
-					     struct xcma_life_dev *dev);
+	int (*listen_child)(struct xcma_life_id *parent,
+			    struct xcma_life_dev *dev,
+			    struct xcma_life_id **child);
 	void (*report_holder)(struct xcma_life_dev *dev, struct xcma_life_id *id);
 };
 
@@ -81,60 +84,44 @@ struct xcma_life_ctx_ops {
  * @lock: the ctx mutex: protects @fsm's lists and every xcma_fsm_dev and
  *	xcma_fsm_id field documented as "ctx lock" in xcma/fsm.h
  * @ops: constant
+ * @id_ops: what the owner of every id of the context does; constant
  * @fsm: the library's part
  */
 struct xcma_life_ctx {
 	struct mutex lock; /* the ctx mutex, see above */
 	const struct xcma_life_ctx_ops *ops;
+	const struct xcma_life_id_ops *id_ops;
 	struct xcma_fsm_ctx fsm;
 };
 
 /**
  * struct xcma_life_id - the kernel part of an id's lifecycle
  * @lock: the id lock: protects @fsm.state (state changes also hold
- *	@handler_mutex where the table says so) and the final drop of
- *	@refcount together with the wake-up of @wait
- * @lock_flags: irq flags of the current holder of @lock (protected by @lock)
+ *	@handler_mutex where the table says so)
+ * @refcount: one reference from creation, dropped by destroy; one per
+ *	event source in flight, per remover visit, per child listener; the
+ *	destroyer waits for zero with wait_var_event()
  * @handler_mutex: serializes the user's callbacks of this id; the library
  *	sets DESTROYING and DEVICE_REMOVAL only while holding it
- * @refcount: one reference from creation, dropped by destroy; one per
- *	event source in flight, per remover visit, per child listener
- * @wait: the destroyer sleeps here until @refcount is zero
- * @wait_entry: the destroyer's entry on @wait (only the destroyer uses it)
- * @ctx: constant
- * @ops: constant
- * @fsm: the library's part (see xcma/fsm.h for its locking)
+ * @fsm: the library's part (see xcma/fsm.h for its locking); its @ctx is
+ *	the context's
  */
 struct xcma_life_id {
 	spinlock_t lock; /* the id lock, see above */
-	unsigned long lock_flags;
-	struct mutex handler_mutex; /* serializes callbacks */
 	refcount_t refcount;
-	wait_queue_head_t wait;
-	struct wait_queue_entry wait_entry;
-	struct xcma_life_ctx *ctx;
-	const struct xcma_life_id_ops *ops;
+	struct mutex handler_mutex; /* serializes callbacks */
 	struct xcma_fsm_id fsm;
 };
 
 /**
  * struct xcma_life_dev - the kernel part of a device's lifecycle
- * @lock: the dev lock: protects the final drop of @refcount together with
- *	the wake-up of @wait
- * @lock_flags: irq flags of the current holder of @lock (protected by @lock)
  * @refcount: one reference for the device itself, one per attached id
- * @wait: the remover sleeps here until @refcount is zero
- * @wait_entry: the remover's entry on @wait (only the remover uses it)
- * @ctx: constant
- * @fsm: the library's part
+ * @released: completed by the last put; the remover waits for it
+ * @fsm: the library's part; its @ctx is the context's
  */
 struct xcma_life_dev {
-	spinlock_t lock; /* the dev lock, see above */
-	unsigned long lock_flags;
 	refcount_t refcount;
-	wait_queue_head_t wait;
-	struct wait_queue_entry wait_entry;
-	struct xcma_life_ctx *ctx;
+	struct completion released;
 	struct xcma_fsm_dev fsm;
 };
 
@@ -142,9 +129,9 @@ struct xcma_life_dev {
 extern struct xcma_life_ctx xcma_life;
 
 void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
-			const struct xcma_life_ctx_ops *ops);
-void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx,
-		       const struct xcma_life_id_ops *ops);
+			const struct xcma_life_ctx_ops *ops,
+			const struct xcma_life_id_ops *id_ops);
+void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx);
 int xcma_life_dev_init_in(struct xcma_life_dev *dev,
 			  struct xcma_life_ctx *ctx);
 int xcma_life_dev_init(struct xcma_life_dev *dev);
@@ -153,6 +140,11 @@ void xcma_life_dev_destroy(struct xcma_life_dev *dev);
 int xcma_life_dev_state(struct xcma_life_dev *dev);
 const char *xcma_life_dev_state_name(struct xcma_life_dev *dev);
 unsigned int xcma_life_dev_holders(struct xcma_life_dev *dev);
+
+static inline struct xcma_life_ctx *xcma_life_ctx_of(struct xcma_fsm_ctx *fsm)
+{
+	return container_of(fsm, struct xcma_life_ctx, fsm);
+}
 
 static inline struct xcma_life_id *xcma_life_id_of(struct xcma_fsm_id *fsm)
 {

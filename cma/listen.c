@@ -2,28 +2,31 @@
 /*
  * Listeners. A listener bound to an address listens on that address's
  * device; a wildcard listener gets one internal child per device from the
- * lifecycle library (xcma_listen_child()), each listening on its device.
- * Every id that listens on a device is on the listener list, and holds an
- * ib_cm listen on the service ID of its port (ib_cm shares one between
- * the ids of a port); an incoming REQ picks its listener from the list by
- * device, service ID and the addresses in the rdma_cm header.
+ * lifecycle library (xcma_listen_child()), each listening on its device
+ * and sharing its parent's port (xcma_port_share()). Every id that listens
+ * on a device holds an ib_cm listen on the service ID of its port (ib_cm
+ * shares one between the ids of a port); an incoming REQ finds its
+ * listener through the port space, by (namespace, port space, port), then
+ * among that port's ids by device and the addresses in the rdma_cm header.
  */
 #include <linux/export.h>
 #include <linux/mutex.h>
 
 #include "addr.h"
+#include "ib.h"
 #include "id.h"
+#include "listen.h"
 #include "ops.h"
 #include "wire.h"
 #include "xcma.h"
 
 /*
- * listen_lock protects the listener list and each id's listen_cm_id and
- * listen_item. Lock order: the ctx lock (xcma_listen_child()), then
- * listen_lock; nothing is taken under it but an id reference.
+ * listen_lock protects each id's listen_cm_id. Lock order: the ctx lock
+ * (xcma_listen_child()), then listen_lock, then the port lock
+ * (xcma_listen_find()); nothing else is taken under it but an id
+ * reference.
  */
 static DEFINE_MUTEX(listen_lock);
-static LIST_HEAD(listeners);
 
 /**
  * xcma_listen_start - listen on the id's device
@@ -42,7 +45,6 @@ int xcma_listen_start(struct xcma_id *xid)
 		return PTR_ERR(cm_id);
 	mutex_lock(&listen_lock);
 	xid->listen_cm_id = cm_id;
-	list_add_tail(&xid->listen_item, &listeners);
 	mutex_unlock(&listen_lock);
 	return 0;
 }
@@ -60,64 +62,79 @@ void xcma_listen_stop(struct xcma_id *xid)
 	mutex_lock(&listen_lock);
 	cm_id = xid->listen_cm_id;
 	xid->listen_cm_id = NULL;
-	list_del_init(&xid->listen_item);
 	mutex_unlock(&listen_lock);
 	if (cm_id)
 		xcma_ops->destroy_cm_id(cm_id);
 }
 
+struct find_arg {
+	struct ib_device *ibdev;
+	const struct xcma_wire_hdr *hdr;
+};
+
+/* port lock (and listen_lock) held */
+static bool match_listener(struct xcma_port_binding *b, void *arg)
+{
+	struct xcma_id *xid = container_of(b, struct xcma_id, bind);
+	struct find_arg *f = arg;
+
+	lockdep_assert_held(&listen_lock);
+	return xid->listen_cm_id && xid->id.device == f->ibdev &&
+	       xcma_wire_hdr_match(f->hdr, xcma_id_src(xid), b->afonly);
+}
+
 /**
  * xcma_listen_find - the listener a REQ is for
+ * @net: the namespace of the netdev the REQ came in on
  * @ibdev: the device the REQ came in on
  * @service_id: its service ID
  * @hdr: its rdma_cm header, decoded once already
  *
  * Return: the listener with a reference the caller must put, or NULL.
  */
-struct xcma_id *xcma_listen_find(struct ib_device *ibdev, __be64 service_id,
+struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
+				 __be64 service_id,
 				 const struct xcma_wire_hdr *hdr)
 {
-	enum rdma_ucm_port_space ps = xcma_wire_service_id_ps(service_id);
-	__be16 port = xcma_wire_service_id_port(service_id);
-	struct xcma_id *xid, *found = NULL;
+	struct find_arg f = { .ibdev = ibdev, .hdr = hdr };
+	struct xcma_port_binding *b;
+	struct xcma_id *xid = NULL;
 
 	mutex_lock(&listen_lock);
-	list_for_each_entry(xid, &listeners, listen_item) {
-		if (xid->id.device != ibdev || xid->id.ps != ps ||
-		    xcma_addr_get_port(xcma_id_src(xid)) != port)
-			continue;
-		if (!xcma_wire_hdr_match(hdr, xcma_id_src(xid),
-					 xid->bind.afonly))
-			continue;
-		/* still listed, so its destroy has not dropped its last ref */
+	b = xcma_port_find(net, xcma_wire_service_id_ps(service_id),
+			   ntohs(xcma_wire_service_id_port(service_id)),
+			   match_listener, &f);
+	if (b) {
+		xid = container_of(b, struct xcma_id, bind);
+		/* listening, so its destroy has not dropped its last ref */
 		xcma_fsm_id_get(&xid->life.fsm);
-		found = xid;
-		break;
 	}
 	mutex_unlock(&listen_lock);
-	return found;
+	return xid;
 }
+EXPORT_SYMBOL_NS_GPL(xcma_listen_find, XCMA_INTERNAL);
 
 /**
  * xcma_listen_child - ctx ops->listen_child: a wildcard listener's child
  * @parent: the wildcard listener
  * @life: the device
+ * @out: set to the child
  *
  * The child takes the parent's address, options, callback and context;
  * the library binds it, attaches it and makes it LISTEN after this.
  * Context: the ctx lock is held.
  *
- * Return: the child, or NULL; then @parent's listen_err says why.
+ * Return: 0 and *@out set, or the errno (rdma_listen() returns it).
  */
-struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
-				       struct xcma_life_dev *life)
+int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
+		      struct xcma_life_id **out)
 {
 	struct xcma_device *dev = xcma_device_of_life(life);
 	struct xcma_id *p = xcma_id_of_life(parent);
 	struct xcma_id *child;
 	int ret = -ENOMEM;
 
-	lockdep_assert_held(&parent->ctx->lock);
+	lockdep_assert_held(&xcma_life_ctx_of(parent->fsm.ctx)->lock);
 	child = xcma_id_alloc(p->id.route.addr.dev_addr.net,
 			      p->id.event_handler, p->id.context, p->id.ps,
 			      p->id.qp_type, p->owner);
@@ -129,17 +146,18 @@ struct xcma_life_id *xcma_listen_child(struct xcma_life_id *parent,
 	child->bind.afonly = p->bind.afonly;
 	child->id.device = dev->ibdev;
 	child->id.port_num = rdma_start_port(dev->ibdev);
-	child->dev = dev;
+	/* found by a REQ through the parent's port; unbound when freed */
+	xcma_port_share(&child->bind, &p->bind);
 	ret = xcma_listen_start(child);
 	if (ret)
 		goto err_free;
-	return &child->life;
+	*out = &child->life;
+	return 0;
 
 err_free:
 	xcma_id_free_unused(child);
 err:
-	p->listen_err = ret;
-	return NULL;
+	return ret;
 }
 
 /**
@@ -163,22 +181,25 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		if (ret)
 			return ret;
 	}
-	/* the port check needs a bound id: refuse the other states first */
-	if (xcma_id_state(xid) != XCMA_FSM_ADDR_BOUND)
-		return -EINVAL;
+	/*
+	 * The port check needs a bound id: ask the table before it whether
+	 * the listen (applied by xcma_fsm_id_listen() below) may happen.
+	 */
+	ret = xcma_fsm_rule(xcma_id_state(xid), XCMA_EV_LISTEN, NULL);
+	if (ret)
+		return ret;
 	ret = xcma_port_listen(&xid->bind);
 	if (ret)
 		return ret;
 	/*
-	 * A wildcard listener gets its children in there. If one cannot be
-	 * made, the in-tree CM returns that child's errno (e.g. of
-	 * ib_cm_insert_listen()), not only -ENOMEM.
+	 * A wildcard listener gets its children in there; if one cannot be
+	 * made, that child's errno (e.g. of ib_cm_insert_listen()), as
+	 * in-tree.
 	 */
-	xid->listen_err = 0;
 	ret = xcma_fsm_id_listen(&xid->life.fsm);
 	if (ret)
-		return xid->listen_err ?: ret;
-	if (!xid->dev)
+		return ret;
+	if (!xid->id.device)
 		return 0;
 	ret = xcma_listen_start(xid);
 	if (ret && xcma_id_transition(xid, XCMA_EV_LISTEN_UNDO))

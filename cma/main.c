@@ -5,6 +5,7 @@
  */
 #include <linux/module.h>
 
+#include "id.h"
 #include "port.h"
 #include "xcma.h"
 
@@ -12,17 +13,25 @@ static int __init xcma_init(void)
 {
 	int ret;
 
-	ret = xcma_device_init();
+	ret = xcma_id_cache_init();
 	if (ret)
 		return ret;
+	ret = xcma_device_init();
+	if (ret)
+		goto err_cache;
 	pr_info("xcma: loaded (%s mode)\n", XCMA_MODE_NAME);
 	return 0;
+
+err_cache:
+	xcma_id_cache_exit();
+	return ret;
 }
 
 static void __exit xcma_exit(void)
 {
 	xcma_device_exit();
 	xcma_port_exit();
+	xcma_id_cache_exit();
 	pr_info("xcma: unloaded\n");
 }
 

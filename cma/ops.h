@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Every call xcma makes into ib_core, ib_cm and address resolution goes
- * through xcma_ops, so that KUnit can put fakes in their place. See ops.c.
+ * through xcma_ops, so that KUnit can put fakes in their place. In a
+ * production build xcma_ops is a constant table whose initializer every
+ * file sees, so the compiler makes each call a direct one: no writable
+ * function pointer, no indirect call. Only a KUnit build (XCMA_OPS_SEAM)
+ * has a pointer a test may swap (ops.c).
  */
 #ifndef XCMA_OPS_H
 #define XCMA_OPS_H
@@ -22,6 +26,7 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @translate_ip: rdma_translate_ip()
  * @find_gid_by_port: rdma_find_gid_by_port()
  * @put_gid_attr: rdma_put_gid_attr()
+ * @gid_attr_ndev_rcu: rdma_read_gid_attr_ndev_rcu()
  * @create_cm_id: ib_create_cm_id()
  * @destroy_cm_id: ib_destroy_cm_id()
  * @insert_listen: ib_cm_insert_listen()
@@ -46,8 +51,8 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  *	the route needs no query and is reported from a work item, which is
  *	what stands for the query in flight (cancelled with cancel_work_sync)
  *
- * Written only by xcma_ops_set() (KUnit, with no id alive); read without
- * a lock.
+ * Constant in production; in a KUnit build the table in use is written
+ * only by xcma_ops_set() (with no id alive) and read without a lock.
  */
 struct xcma_ops {
 	int (*resolve_ip)(struct sockaddr *src, const struct sockaddr *dst,
@@ -62,6 +67,7 @@ struct xcma_ops {
 						      u32 port,
 						      struct net_device *ndev);
 	void (*put_gid_attr)(const struct ib_gid_attr *attr);
+	struct net_device *(*gid_attr_ndev_rcu)(const struct ib_gid_attr *attr);
 	struct ib_cm_id *(*create_cm_id)(struct ib_device *dev,
 					 ib_cm_handler handler, void *context);
 	void (*destroy_cm_id)(struct ib_cm_id *cm_id);
@@ -96,9 +102,64 @@ struct xcma_ops {
 	bool (*queue_route)(struct work_struct *work);
 };
 
+/* wrappers of static inlines, so that each entry has an address */
+static inline struct ib_qp *xcma_ops_create_qp(struct ib_pd *pd,
+					       struct ib_qp_init_attr *attr)
+{
+	return ib_create_qp(pd, attr);
+}
+
+static inline int xcma_ops_destroy_qp(struct ib_qp *qp)
+{
+	return ib_destroy_qp(qp);
+}
+
+/* the work item that stands for a RoCE route query */
+static inline bool xcma_ops_queue_route(struct work_struct *work)
+{
+	return queue_work(system_unbound_wq, work);
+}
+
+#define XCMA_KERNEL_OPS_INIT {					\
+	.resolve_ip = rdma_resolve_ip,				\
+	.addr_cancel = rdma_addr_cancel,			\
+	.translate_ip = rdma_translate_ip,			\
+	.find_gid_by_port = rdma_find_gid_by_port,		\
+	.put_gid_attr = rdma_put_gid_attr,			\
+	.gid_attr_ndev_rcu = rdma_read_gid_attr_ndev_rcu,	\
+	.create_cm_id = ib_create_cm_id,			\
+	.destroy_cm_id = ib_destroy_cm_id,			\
+	.insert_listen = ib_cm_insert_listen,			\
+	.send_req = ib_send_cm_req,				\
+	.send_rep = ib_send_cm_rep,				\
+	.send_rtu = ib_send_cm_rtu,				\
+	.send_rej = ib_send_cm_rej,				\
+	.send_mra = ib_send_cm_mra,				\
+	.send_dreq = ib_send_cm_dreq,				\
+	.send_drep = ib_send_cm_drep,				\
+	.cm_notify = ib_cm_notify,				\
+	.cm_init_qp_attr = ib_cm_init_qp_attr,			\
+	.reject_msg = ibcm_reject_msg,				\
+	.create_qp = xcma_ops_create_qp,			\
+	.modify_qp = ib_modify_qp,				\
+	.destroy_qp = xcma_ops_destroy_qp,			\
+	.find_cached_pkey = ib_find_cached_pkey,		\
+	.get_cached_pkey = ib_get_cached_pkey,			\
+	.get_port_state = ib_get_cached_port_state,		\
+	.query_gid = rdma_query_gid,				\
+	.queue_route = xcma_ops_queue_route,			\
+}
+
+#ifdef XCMA_OPS_SEAM
 extern const struct xcma_ops *xcma_ops;
 extern const struct xcma_ops xcma_kernel_ops;
 
 const struct xcma_ops *xcma_ops_set(const struct xcma_ops *ops);
+#else
+/* one copy per file, folded away: each xcma_ops->f() is a direct call */
+static const struct xcma_ops xcma_direct_ops __maybe_unused =
+	XCMA_KERNEL_OPS_INIT;
+#define xcma_ops (&xcma_direct_ops)
+#endif
 
 #endif /* XCMA_OPS_H */

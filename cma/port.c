@@ -138,7 +138,7 @@ static int check_port(struct xcma_port_entry *e, struct xcma_port_binding *b,
 	lockdep_assert_held(&port_lock);
 
 	hlist_for_each_entry(cur, &e->owners, node) {
-		if (cur == b)
+		if (cur == b || cur->shared)
 			continue;
 		if (reuseaddr && cur->reuseaddr)
 			continue;
@@ -170,7 +170,7 @@ static int port_is_unique(struct xcma_port_entry *e,
 	lockdep_assert_held(&port_lock);
 
 	hlist_for_each_entry(cur, &e->owners, node) {
-		if (cur == b)
+		if (cur == b || cur->shared)
 			continue;
 		cur_saddr = src_of(cur);
 		cur_daddr = dst_of(cur);
@@ -377,6 +377,7 @@ void xcma_port_unbind(struct xcma_port_binding *b)
 	mutex_lock(&port_lock);
 	hlist_del_init(&b->node);
 	b->entry = NULL;
+	b->shared = false;
 	if (hlist_empty(&e->owners)) {
 		hash_del(&e->hash);
 		kfree(e);
@@ -384,6 +385,63 @@ void xcma_port_unbind(struct xcma_port_binding *b)
 	mutex_unlock(&port_lock);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_port_unbind, XCMA_INTERNAL);
+
+/**
+ * xcma_port_share() - join the port of another binding, outside the rules
+ * @b: an unbound binding, with the same source address as @owner
+ * @owner: a bound binding (a wildcard listener, for its per-device child)
+ *
+ * @b is found by xcma_port_find() on that port from now on, but is no
+ * owner for the bind rules; xcma_port_unbind() lets go of it as usual.
+ */
+void xcma_port_share(struct xcma_port_binding *b,
+		     struct xcma_port_binding *owner)
+{
+	mutex_lock(&port_lock);
+	b->shared = true;
+	attach(owner->entry, b);
+	mutex_unlock(&port_lock);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_port_share, XCMA_INTERNAL);
+
+/**
+ * xcma_port_find() - a binding on a port that the caller accepts
+ * @net: the namespace
+ * @ps: the port space
+ * @port: the port, host byte order
+ * @match: says whether a binding is the one; called with port_lock held,
+ *	so it may read the binding's fields but take no lock
+ * @arg: for @match
+ *
+ * A hash lookup and a walk over the ids of that one port: a connect
+ * request does not look at the ids of other ports or namespaces.
+ *
+ * Context: takes port_lock; may sleep.
+ * Return: the first binding @match accepted, or NULL. It stays valid only
+ * as long as the caller keeps its id from being unbound.
+ */
+struct xcma_port_binding *
+xcma_port_find(struct net *net, enum rdma_ucm_port_space ps, u16 port,
+	       bool (*match)(struct xcma_port_binding *b, void *arg),
+	       void *arg)
+{
+	struct xcma_port_binding *b, *found = NULL;
+	struct xcma_port_entry *e;
+
+	mutex_lock(&port_lock);
+	e = find_entry(net, ps, port);
+	if (e) {
+		hlist_for_each_entry(b, &e->owners, node) {
+			if (match(b, arg)) {
+				found = b;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&port_lock);
+	return found;
+}
+EXPORT_SYMBOL_NS_GPL(xcma_port_find, XCMA_INTERNAL);
 
 /**
  * xcma_port_is_bound() - does the id hold a port
@@ -495,7 +553,7 @@ unsigned int xcma_port_owners(struct net *net, enum rdma_ucm_port_space ps,
 	e = find_entry(net, ps, port);
 	if (e)
 		hlist_for_each_entry(b, &e->owners, node)
-			n++;
+			n += !b->shared;
 	mutex_unlock(&port_lock);
 	return n;
 }

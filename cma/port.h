@@ -28,6 +28,9 @@ struct xcma_port_entry;
  *	(xcma_port_set_reuseaddr()), cleared by xcma_port_listen().
  * @afonly: rdma_set_afonly() or xcma_port_default_afonly(); protected by
  *	the port lock once bound (xcma_port_set_afonly()).
+ * @shared: on the port of another binding (xcma_port_share()): found by
+ *	xcma_port_find(), but no owner for the bind rules or
+ *	xcma_port_owners(); constant while bound
  *
  * Before the first bind the owner fills it with xcma_port_binding_init()
  * and may write @reuseaddr and @afonly directly.
@@ -40,6 +43,7 @@ struct xcma_port_binding {
 	struct net *net;
 	bool reuseaddr;
 	bool afonly;
+	bool shared;
 };
 
 void xcma_port_binding_init(struct xcma_port_binding *b, struct net *net,
@@ -48,6 +52,12 @@ void xcma_port_binding_init(struct xcma_port_binding *b, struct net *net,
 bool xcma_port_default_afonly(struct net *net, sa_family_t family);
 int xcma_port_bind(struct xcma_port_binding *b, enum rdma_ucm_port_space ps);
 int xcma_port_listen(struct xcma_port_binding *b);
+void xcma_port_share(struct xcma_port_binding *b,
+		     struct xcma_port_binding *owner);
+struct xcma_port_binding *
+xcma_port_find(struct net *net, enum rdma_ucm_port_space ps, u16 port,
+	       bool (*match)(struct xcma_port_binding *b, void *arg),
+	       void *arg);
 void xcma_port_unbind(struct xcma_port_binding *b);
 bool xcma_port_is_bound(const struct xcma_port_binding *b);
 void xcma_port_set_reuseaddr(struct xcma_port_binding *b, bool reuseaddr);

@@ -9,6 +9,7 @@
 
 #include "id.h"
 #include "ops.h"
+#include "qp.h"
 #include "trace.h"
 
 static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,

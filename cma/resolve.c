@@ -21,6 +21,7 @@
 #include "addr.h"
 #include "id.h"
 #include "ops.h"
+#include "resolve.h"
 #include "xcma.h"
 
 /*
@@ -66,10 +67,7 @@ static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 	if (ret)
 		goto err_addr;
 
-	/*
-	 * The device last: the library has no detach, so a bind that fails
-	 * after attaching would leave the id holding the device.
-	 */
+	/* the device last: nothing after it can fail and need a detach */
 	da->bound_dev_if = bound_dev_if;
 	if (!xcma_addr_is_any(addr)) {
 		ret = xcma_ops->translate_ip(addr, da);
@@ -114,14 +112,13 @@ static void addr_handler(int status, struct sockaddr *src_addr,
 {
 	struct xcma_id *xid = context;
 	struct sockaddr_storage old;
-	struct xcma_event_ctx ectx;
-	unsigned int ev;
+	struct rdma_cm_event ev = {};
 
 	/* only this callback writes the address while in ADDR_QUERY */
 	old = xid->id.route.addr.src_addr;
 	if (!status) {
 		status = xcma_port_set_src(&xid->bind, src_addr);
-		if (!status && !xid->dev) {
+		if (!status && !xid->id.device) {
 			status = xcma_device_acquire(xid);
 			/*
 			 * No device: the old source back, as in-tree. Other
@@ -133,35 +130,40 @@ static void addr_handler(int status, struct sockaddr *src_addr,
 				pr_debug("xcma: source address not restored\n");
 		}
 	}
-	ev = status ? XCMA_EV_ADDR_ERROR : XCMA_EV_ADDR_RESOLVED;
-	xcma_id_event_init(&ectx, ev);
-	ectx.ev.status = status;
+	ev.status = status;
 	xcma_fsm_id_get(&xid->life.fsm);
-	xcma_id_deliver(xid, ev, &ectx);
+	xcma_id_deliver(xid, status ? XCMA_EV_ADDR_ERROR : XCMA_EV_ADDR_RESOLVED,
+			&ev);
+}
+
+/*
+ * A queued completion that never ran gives its reference back. From the
+ * work itself (a loopback ADDR_RESOLVED callback that starts the route
+ * resolution and destroys the id by returning non-zero) only the queued
+ * instance is cancelled: waiting for the running one would wait for
+ * ourselves, and it touches the id no more once its delivery returned.
+ */
+static void cancel_resolve_work(struct xcma_id *xid)
+{
+	bool queued = current_work() == &xid->work ?
+			      cancel_work(&xid->work) :
+			      cancel_work_sync(&xid->work);
+
+	if (queued)
+		xcma_fsm_id_put(&xid->life.fsm);
 }
 
 /**
  * xcma_resolve_cancel_addr - the id is destroyed during ADDR_QUERY
  * @xid: the id
  *
- * Returns once addr_handler() and loopback_work() are not running and
- * will not run; a work item that never ran gives its reference back.
+ * Returns once addr_handler() and the loopback completion are not running
+ * and will not run (unless called from that completion).
  */
 void xcma_resolve_cancel_addr(struct xcma_id *xid)
 {
 	xcma_ops->addr_cancel(&xid->id.route.addr.dev_addr);
-	if (cancel_work_sync(&xid->addr_work))
-		xcma_fsm_id_put(&xid->life.fsm);
-}
-
-static void loopback_work(struct work_struct *work)
-{
-	struct xcma_id *xid = container_of(work, struct xcma_id, addr_work);
-	struct xcma_event_ctx ectx;
-
-	xcma_id_event_init(&ectx, XCMA_EV_ADDR_RESOLVED);
-	/* the reference taken by resolve_loopback() */
-	xcma_id_deliver(xid, XCMA_EV_ADDR_RESOLVED, &ectx);
+	cancel_resolve_work(xid);
 }
 
 static void set_loopback(struct sockaddr_storage *ss)
@@ -187,7 +189,7 @@ static int resolve_loopback(struct xcma_id *xid)
 	union ib_gid gid;
 	int ret;
 
-	if (!xid->dev) {
+	if (!xid->id.device) {
 		ret = xcma_device_acquire_loopback(xid);
 		if (ret)
 			return ret;
@@ -202,7 +204,8 @@ static int resolve_loopback(struct xcma_id *xid)
 	rdma_addr_set_dgid(da, &gid);
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
-	queue_work(system_unbound_wq, &xid->addr_work);
+	WRITE_ONCE(xid->work_event, XCMA_EV_ADDR_RESOLVED);
+	queue_work(system_unbound_wq, &xid->work);
 	return 0;
 }
 
@@ -293,36 +296,33 @@ err_state:
 }
 EXPORT_SYMBOL(rdma_resolve_addr);
 
-static void route_work(struct work_struct *work)
+static void resolve_work(struct work_struct *work)
 {
 	struct xcma_id *xid = container_of(work, struct xcma_id, work);
-	struct xcma_event_ctx ectx;
+	struct rdma_cm_event ev = {};
 
-	xcma_id_event_init(&ectx, XCMA_EV_ROUTE_RESOLVED);
-	/* the reference taken by rdma_resolve_route() */
-	xcma_id_deliver(xid, XCMA_EV_ROUTE_RESOLVED, &ectx);
+	/* the reference taken by resolve_loopback() or rdma_resolve_route() */
+	xcma_id_deliver(xid, READ_ONCE(xid->work_event), &ev);
 }
 
 /**
- * xcma_resolve_work_init - prepare an id's work items
+ * xcma_resolve_work_init - prepare an id's work item
  * @xid: the id, being allocated
  */
 void xcma_resolve_work_init(struct xcma_id *xid)
 {
-	INIT_WORK(&xid->work, route_work);
-	INIT_WORK(&xid->addr_work, loopback_work);
+	INIT_WORK(&xid->work, resolve_work);
 }
 
 /**
  * xcma_resolve_cancel_route - the id is destroyed during ROUTE_QUERY
  * @xid: the id
  *
- * A work item that never ran gives its reference back here.
+ * A completion that never ran gives its reference back here.
  */
 void xcma_resolve_cancel_route(struct xcma_id *xid)
 {
-	if (cancel_work_sync(&xid->work))
-		xcma_fsm_id_put(&xid->life.fsm);
+	cancel_resolve_work(xid);
 }
 
 /*
@@ -436,6 +436,7 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	}
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
+	WRITE_ONCE(xid->work_event, XCMA_EV_ROUTE_RESOLVED);
 	xcma_ops->queue_route(&xid->work);
 	return 0;
 }

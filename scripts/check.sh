@@ -211,6 +211,17 @@ for layer in $layers; do
 		grep -a 'torture_summary: \(seed\|ops\|events\)' "$log" |
 			sed 's/^.*torture_summary: /  torture: /'
 		kunit_boot torture "$log" $vrc
+		# wildcard listeners on one port in two namespaces: the second
+		# is a process's (netns_pid=), started by this boot
+		log=build/vm/kunit-netns.log
+		scripts/vm.sh -q -k kunit -o "$log" \
+			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
+			-a 'kunit.filter_glob=xcma_netns' \
+			-- 'unshare -n sleep 600 & sleep 1; insmod xcma_kunit.ko netns_pid=$!' \
+			2>build/logs/kunit-netns-vm.log
+		vrc=$?
+		sed 's/^/  /' build/logs/kunit-netns-vm.log
+		kunit_boot netns "$log" $vrc
 		# the example consumer's stock-kernel scripts, under lockdep,
 		# KASAN and kmemleak
 		run kunit/hotplug example kunit hotplug

@@ -13,41 +13,28 @@ namespace
 
 void dev_put(xcma_fsm_dev *dev)
 {
-	if (xcma_plat_dev_put_and_lock(dev)) {
-		xcma_plat_dev_wake(dev);
-		xcma_plat_dev_unlock(dev);
-	}
+	xcma_plat_dev_put(dev);
 }
 
-bool dev_released(xcma_fsm_dev *dev)
+void report_list(xcma_fsm_dev *dev, xcma_fsm_link *head)
 {
-	xcma_plat_dev_lock(dev);
-	bool done = xcma_plat_dev_refs(dev) == 0;
-	xcma_plat_dev_unlock(dev);
-	return done;
-}
-
-void report_holders(xcma_fsm_dev *dev)
-{
-	xcma_plat_ctx_lock(dev->ctx);
-	for (xcma_fsm_link *l = dev->ids.next; l != &dev->ids; l = l->next)
+	for (xcma_fsm_link *l = head->next; l != head; l = l->next)
 		xcma_plat_dev_report_holder(dev, id_of_dev_item(l));
-	xcma_plat_ctx_unlock(dev->ctx);
+}
+
+unsigned int count_list(xcma_fsm_link *head)
+{
+	unsigned int n = 0;
+
+	for (xcma_fsm_link *l = head->next; l != head; l = l->next)
+		n++;
+	return n;
 }
 
 /* G5: return only once no id holds the device; say who is late. */
 void wait_released(xcma_fsm_dev *dev)
 {
-	for (;;) {
-		xcma_plat_dev_wait_prepare(dev);
-		if (dev_released(dev))
-			break;
-		if (xcma_plat_dev_wait_sleep(dev)) {
-			xcma_plat_dev_wait_finish(dev);
-			report_holders(dev);
-		}
-	}
-	xcma_plat_dev_wait_finish(dev);
+	xcma_plat_dev_wait_released(dev);
 }
 
 /*
@@ -55,14 +42,19 @@ void wait_released(xcma_fsm_dev *dev)
  * wildcard listener is claimed by unlinking it from its parent (whoever
  * unlinks it, parent's destroy or removal, destroys it); any other id is
  * taken while it is neither notified (DEVICE_REMOVAL) nor being destroyed.
- * Ids stay on the list until they release the device, so that removal can
- * name the ones it waits for.
+ * Every id looked at moves to dev->visited, acted on or not: one visit is
+ * all it needs (nothing attaches once removal started, and an id that is
+ * DEVICE_REMOVAL or DESTROYING never needs the remover again), so removal
+ * is linear in the number of ids. Ids stay listed until they release the
+ * device, so that removal can name the ones it waits for.
  */
 xcma_fsm_id *pick(xcma_fsm_dev *dev, bool *quiet)
 {
-	for (xcma_fsm_link *l = dev->ids.next; l != &dev->ids; l = l->next) {
-		xcma_fsm_id *id = id_of_dev_item(l);
+	while (!list_empty(&dev->ids)) {
+		xcma_fsm_id *id = id_of_dev_item(dev->ids.next);
 
+		list_del_init(&id->dev_item);
+		list_add_tail(&id->dev_item, &dev->visited);
 		if (id->flags & XCMA_FSM_F_INTERNAL) {
 			if (list_empty(&id->child_item))
 				continue;
@@ -156,8 +148,11 @@ void release_dev(xcma_fsm_id *id)
 
 Status listen_on_dev_locked(xcma_fsm_id *parent, xcma_fsm_dev *dev)
 {
-	xcma_fsm_id *child = xcma_plat_listen_child(parent, dev);
+	xcma_fsm_id *child = nullptr;
+	Status made = { xcma_plat_listen_child(parent, dev, &child) };
 
+	if (!made.ok())
+		return made;
 	if (!child)
 		return { -XCMA_ENOMEM };
 	child->parent = parent;
@@ -217,6 +212,16 @@ extern "C" int xcma_fsm_id_attach(xcma_fsm_id *id, xcma_fsm_dev *dev)
 }
 
 /*
+ * An operation that attached the id fails later: the id lets go of the
+ * device as its destroy would (the device may be being removed; then the
+ * remover no longer waits for it).
+ */
+extern "C" void xcma_fsm_id_detach(xcma_fsm_id *id)
+{
+	release_dev(id);
+}
+
+/*
  * rdma_listen() after the bind: a listener bound to no device becomes a
  * wildcard listener with one internal child per device.
  */
@@ -254,6 +259,7 @@ extern "C" void xcma_fsm_dev_init(xcma_fsm_dev *dev, xcma_fsm_ctx *ctx)
 	dev->ctx = ctx;
 	list_init(&dev->ctx_item);
 	list_init(&dev->ids);
+	list_init(&dev->visited);
 	dev->state = XCMA_DEV_NEW;
 }
 
@@ -280,13 +286,18 @@ extern "C" const char *xcma_fsm_dev_state_name(unsigned int state)
 	return "INVALID";
 }
 
+extern "C" void xcma_fsm_dev_report_holders(xcma_fsm_dev *dev)
+{
+	xcma_plat_ctx_lock(dev->ctx);
+	report_list(dev, &dev->ids);
+	report_list(dev, &dev->visited);
+	xcma_plat_ctx_unlock(dev->ctx);
+}
+
 extern "C" unsigned int xcma_fsm_dev_holders(xcma_fsm_dev *dev)
 {
-	unsigned int n = 0;
-
 	xcma_plat_ctx_lock(dev->ctx);
-	for (xcma_fsm_link *l = dev->ids.next; l != &dev->ids; l = l->next)
-		n++;
+	unsigned int n = count_list(&dev->ids) + count_list(&dev->visited);
 	xcma_plat_ctx_unlock(dev->ctx);
 	return n;
 }

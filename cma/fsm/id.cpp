@@ -27,41 +27,13 @@ u32 read_state(xcma_fsm_id *id)
 	return state;
 }
 
-/*
- * The last put wakes the destroyer with the id lock held, and the
- * destroyer reads the count under the same lock: so it cannot see zero,
- * free the id, and have this wake-up touch freed memory.
- */
 void id_put(xcma_fsm_id *id)
 {
-	if (xcma_plat_id_put_and_lock(id)) {
-		xcma_plat_id_wake(id);
-		xcma_plat_id_unlock(id);
-	}
+	xcma_plat_id_put(id);
 }
 
 namespace
 {
-
-bool unreferenced(xcma_fsm_id *id)
-{
-	xcma_plat_id_lock(id);
-	bool done = xcma_plat_id_refs(id) == 0;
-	xcma_plat_id_unlock(id);
-	return done;
-}
-
-/* wait_event() style: on the queue first, then test, then sleep */
-void wait_unreferenced(xcma_fsm_id *id)
-{
-	for (;;) {
-		xcma_plat_id_wait_prepare(id);
-		if (unreferenced(id))
-			break;
-		xcma_plat_id_wait_sleep(id);
-	}
-	xcma_plat_id_wait_finish(id);
-}
 
 /*
  * After the fence: cancel what was pending (once, with the state the id
@@ -76,7 +48,7 @@ void finish_destroy(xcma_fsm_id *id, u32 cancel_state)
 		xcma_plat_id_cancel(id, cancel_state);
 	release_dev(id);
 	id_put(id);
-	wait_unreferenced(id);
+	xcma_plat_id_wait_unreferenced(id);
 
 	xcma_fsm_id *parent = id->parent;
 	xcma_plat_id_free(id);
@@ -160,13 +132,9 @@ extern "C" int xcma_fsm_id_transition(xcma_fsm_id *id, unsigned int event)
 
 	if (!r || r->kind != XCMA_EVK_OPERATION)
 		return -XCMA_EINVAL;
-	/*
-	 * A consumer calling rdma_accept() outside its callback without
-	 * rdma_lock_handler(): bad input, refused with no change and no
-	 * warning (the in-tree CM only has a lockdep assertion there).
-	 */
-	if (r->needs_handler && !xcma_plat_id_handler_held(id))
-		return -XCMA_EINVAL;
+	/* a consumer's missing rdma_lock_handler(): asserted, as in-tree */
+	if (r->needs_handler)
+		xcma_plat_id_assert_handler_held(id);
 	return apply(id, event).err;
 }
 
@@ -180,57 +148,94 @@ extern "C" void xcma_fsm_id_put(xcma_fsm_id *id)
 	id_put(id);
 }
 
-/*
- * Deliver a notification. Callbacks of one id are serialized by its
- * handler lock; the state is checked under it, so nothing is delivered
- * once the id is DESTROYING or DEVICE_REMOVAL.
- *
- * Destroy by return: a non-zero return destroys the id before the handler
- * lock is dropped (the fence is set under it), so no other callback,
- * DEVICE_REMOVAL included, can slip in. A reference the caller holds is
- * dropped first: the destroy waits for all references.
- */
-extern "C" int xcma_fsm_id_deliver(xcma_fsm_id *id, unsigned int event,
-				   int status, unsigned int flags)
+namespace
 {
-	const Rule *r = rule_of(event);
-	bool put = flags & XCMA_FSM_PUT_REF;
 
-	if (!r || r->kind != XCMA_EVK_NOTIFICATION) {
-		if (put)
-			id_put(id);
+bool is_notification(const Rule *r)
+{
+	return r && r->kind == XCMA_EVK_NOTIFICATION;
+}
+
+void put_if(xcma_fsm_id *id, unsigned int flags)
+{
+	if (flags & XCMA_FSM_PUT_REF)
+		id_put(id);
+}
+
+} /* namespace */
+
+/*
+ * Callbacks of one id are serialized by its handler lock; the state is
+ * checked under it, so nothing is delivered once the id is DESTROYING or
+ * DEVICE_REMOVAL, whatever the event source.
+ */
+extern "C" int xcma_fsm_id_enter(xcma_fsm_id *id, unsigned int event,
+				 unsigned int flags)
+{
+	if (!is_notification(rule_of(event))) {
+		put_if(id, flags);
 		return -XCMA_EINVAL;
 	}
-
 	xcma_plat_id_handler_lock(id, 0);
 	Step s = apply(id, event);
 	if (!s.ok()) {
 		xcma_plat_id_handler_unlock(id);
-		if (put)
-			id_put(id);
-		return XCMA_FSM_DROPPED;
+		put_if(id, flags);
 	}
-	if (xcma_plat_id_event(id, r->cm_event, status)) {
-		if (put)
-			id_put(id);
+	return s.err;
+}
+
+extern "C" int xcma_fsm_id_fire(xcma_fsm_id *id, unsigned int event)
+{
+	if (!is_notification(rule_of(event)))
+		return -XCMA_EINVAL;
+	xcma_plat_id_assert_handler_held(id);
+	return apply(id, event).err;
+}
+
+/*
+ * Destroy by return: a non-zero return destroys the id before the handler
+ * lock is dropped (the fence is set under it), so no other callback,
+ * DEVICE_REMOVAL included, can slip in. The source's reference goes first:
+ * the destroy waits for all references.
+ */
+extern "C" int xcma_fsm_id_leave(xcma_fsm_id *id, int user_ret,
+				 unsigned int flags)
+{
+	xcma_plat_id_assert_handler_held(id);
+	if (user_ret) {
+		put_if(id, flags);
 		destroy_live_handler_unlock(id, XCMA_FSM_NO_STATE);
 		return XCMA_FSM_DESTROYED;
 	}
 	xcma_plat_id_handler_unlock(id);
-	if (put)
-		id_put(id);
+	put_if(id, flags);
 	return XCMA_FSM_DELIVERED;
 }
 
+extern "C" int xcma_fsm_id_deliver(xcma_fsm_id *id, unsigned int event,
+				   int status, unsigned int flags)
+{
+	const Rule *r = rule_of(event);
+
+	if (!is_notification(r)) {
+		put_if(id, flags);
+		return -XCMA_EINVAL;
+	}
+	if (xcma_fsm_id_enter(id, event, flags))
+		return XCMA_FSM_DROPPED;
+	int ret = 0;
+	if (r->cm_event != XCMA_CM_EVENT_NONE)
+		ret = xcma_plat_id_event(id, r->cm_event, status);
+	return xcma_fsm_id_leave(id, ret, flags);
+}
+
 /*
- * A connect request on @listener creates @conn (initialised, not yet
- * visible to anyone): it is attached to the listener's device and gets
- * CONNECT_REQUEST with the listener's handler lock held, so the listener
- * cannot be destroyed meanwhile. On any failure @conn is destroyed (and
- * freed through the platform).
+ * A connect request holds the listener's handler lock while @conn is
+ * attached to the listener's device and gets CONNECT_REQUEST, so the
+ * listener cannot be destroyed meanwhile.
  */
-extern "C" int xcma_fsm_id_deliver_req(xcma_fsm_id *listener,
-				       xcma_fsm_id *conn, int status)
+extern "C" int xcma_fsm_id_enter_req(xcma_fsm_id *listener, xcma_fsm_id *conn)
 {
 	xcma_plat_id_handler_lock(listener, 0);
 	Step s = apply(listener, XCMA_EV_REQ_ON_LISTENER);
@@ -251,10 +256,16 @@ extern "C" int xcma_fsm_id_deliver_req(xcma_fsm_id *listener,
 	if (!st.ok()) {
 		xcma_plat_id_handler_unlock(listener);
 		destroy_live_handler_unlock(conn, XCMA_FSM_NO_STATE);
-		return st.err;
 	}
+	return st.err;
+}
 
-	if (xcma_plat_id_event(conn, XCMA_CM_EVENT_CONNECT_REQUEST, status)) {
+extern "C" int xcma_fsm_id_leave_req(xcma_fsm_id *listener, xcma_fsm_id *conn,
+				     int user_ret)
+{
+	xcma_plat_id_assert_handler_held(listener);
+	xcma_plat_id_assert_handler_held(conn);
+	if (user_ret) {
 		xcma_plat_id_handler_unlock(listener);
 		destroy_live_handler_unlock(conn, XCMA_FSM_NO_STATE);
 		return XCMA_FSM_DESTROYED;
@@ -262,6 +273,19 @@ extern "C" int xcma_fsm_id_deliver_req(xcma_fsm_id *listener,
 	xcma_plat_id_handler_unlock(conn);
 	xcma_plat_id_handler_unlock(listener);
 	return XCMA_FSM_DELIVERED;
+}
+
+extern "C" int xcma_fsm_id_deliver_req(xcma_fsm_id *listener,
+				       xcma_fsm_id *conn, int status)
+{
+	int err = xcma_fsm_id_enter_req(listener, conn);
+
+	if (err)
+		return err;
+	return xcma_fsm_id_leave_req(
+		listener, conn,
+		xcma_plat_id_event(conn, XCMA_CM_EVENT_CONNECT_REQUEST,
+				   status));
 }
 
 /*

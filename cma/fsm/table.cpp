@@ -77,6 +77,21 @@ constexpr Rule rules[] = {
 	/* cma_ib_req_handler(): the listener must still listen */
 	{ XCMA_EV_REQ_ON_LISTENER, "req_on_listener", kOp, bit(XCMA_FSM_LISTEN),
 	  kSame, kNone, true, -XCMA_ECONNABORTED },
+	/*
+	 * rdma_set_reuseaddr(): setting it, in any state but LISTEN (and
+	 * DESTROYING, where the id is no longer its caller's); clearing it,
+	 * only before the bind
+	 */
+	{ XCMA_EV_SET_REUSEADDR, "set_reuseaddr", kOp,
+	  static_cast<u16>((kLive & ~bit(XCMA_FSM_LISTEN)) |
+			   bit(XCMA_FSM_DEVICE_REMOVAL)),
+	  kSame, kNone, false, kInval },
+	{ XCMA_EV_CLEAR_REUSEADDR, "clear_reuseaddr", kOp, bit(XCMA_FSM_IDLE),
+	  kSame, kNone, false, kInval },
+	/* rdma_set_afonly(): before the id listens or resolves */
+	{ XCMA_EV_SET_AFONLY, "set_afonly", kOp,
+	  bit(XCMA_FSM_IDLE) | bit(XCMA_FSM_ADDR_BOUND), kSame, kNone, false,
+	  kInval },
 
 	/* addr_handler(), cma_work_handler() */
 	{ XCMA_EV_ADDR_RESOLVED, "addr_resolved", kNote,
@@ -90,6 +105,13 @@ constexpr Rule rules[] = {
 	  XCMA_CM_EVENT_ROUTE_RESOLVED, true, kInval },
 	{ XCMA_EV_ROUTE_ERROR, "route_error", kNote, bit(XCMA_FSM_ROUTE_QUERY),
 	  XCMA_FSM_ADDR_RESOLVED, XCMA_CM_EVENT_ROUTE_ERROR, true, kInval },
+	/*
+	 * cma_ib_handler(): a REP on an id still connecting. Nothing for the
+	 * user yet: the QP moves first, whose outcome fires one of the next
+	 * three (xcma_fsm_id_fire()).
+	 */
+	{ XCMA_EV_REP_RECEIVED, "rep_received", kNote, bit(XCMA_FSM_CONNECT),
+	  kSame, kNone, true, kInval },
 	/* cma_ib_handler(), cma_iw_handler(): only in CONNECT */
 	{ XCMA_EV_CONNECT_RESPONSE, "connect_response", kNote,
 	  bit(XCMA_FSM_CONNECT), kSame, XCMA_CM_EVENT_CONNECT_RESPONSE, true,

@@ -16,9 +16,8 @@
  *   handler lock of a listener   (mutex, per id)
  *   handler lock of an id        (mutex, per id; nested under a listener's)
  *   ctx lock                     (mutex, global: device and listener lists)
- *   id lock                      (spinlock, per id: state and refcount zero)
- *   dev lock                     (spinlock, per device: refcount zero)
- * The id and dev locks are leaves.
+ *   id lock                      (spinlock, per id: state)
+ * The id lock is a leaf.
  */
 #ifndef XCMA_FSM_H
 #define XCMA_FSM_H
@@ -108,11 +107,15 @@ enum xcma_fsm_event {
 	XCMA_EV_REJECT,
 	XCMA_EV_DISCONNECT,
 	XCMA_EV_REQ_ON_LISTENER,
+	XCMA_EV_SET_REUSEADDR,
+	XCMA_EV_CLEAR_REUSEADDR,
+	XCMA_EV_SET_AFONLY,
 	/* notifications */
 	XCMA_EV_ADDR_RESOLVED,
 	XCMA_EV_ADDR_ERROR,
 	XCMA_EV_ROUTE_RESOLVED,
 	XCMA_EV_ROUTE_ERROR,
+	XCMA_EV_REP_RECEIVED,
 	XCMA_EV_CONNECT_RESPONSE,
 	XCMA_EV_CONNECT_ERROR,
 	XCMA_EV_UNREACHABLE,
@@ -165,16 +168,22 @@ struct xcma_fsm_ctx {
  * struct xcma_fsm_dev - the library's part of a device
  * @ctx: the context, constant
  * @ctx_item: on @ctx->devs while added (ctx lock)
- * @ids: ids attached to this device, until they release it (ctx lock)
+ * @ids: ids attached to this device that removal has not visited yet,
+ *	until they release it (ctx lock)
+ * @visited: ids removal has acted on (notified, claimed, or found being
+ *	destroyed) that still hold the device: off @ids so that removal is
+ *	linear, still listed so that the stuck-removal report names them
+ *	(ctx lock)
  * @state: enum xcma_dev_state (ctx lock); no id attaches unless ACTIVE
  *
  * The C container also provides a refcount (initialised to 1 before
- * xcma_fsm_dev_init()), a wait queue for the remover, and the dev lock.
+ * xcma_fsm_dev_init()) and what the remover waits on.
  */
 struct xcma_fsm_dev {
 	struct xcma_fsm_ctx *ctx;
 	struct xcma_fsm_link ctx_item;
 	struct xcma_fsm_link ids;
+	struct xcma_fsm_link visited;
 	unsigned int state;
 };
 
@@ -189,7 +198,7 @@ struct xcma_fsm_dev {
  *	operations the table marks as not needing it)
  * @flags: XCMA_FSM_F_* (ctx lock)
  * @dev: device the id holds, or NULL (ctx lock)
- * @dev_item: on @dev->ids while @dev is set (ctx lock)
+ * @dev_item: on @dev->ids or @dev->visited while @dev is set (ctx lock)
  * @parent: wildcard listener of an internal child, constant
  * @children: internal children of a wildcard listener (ctx lock)
  * @child_item: on @parent->children until claimed for destruction by the
@@ -197,8 +206,8 @@ struct xcma_fsm_dev {
  * @listen_item: on @ctx->listeners while XCMA_FSM_F_WILDCARD (ctx lock)
  *
  * The C container also provides a refcount (initialised to 1 before
- * xcma_fsm_id_init()), the id lock, the handler lock and a wait queue for
- * the destroyer.
+ * xcma_fsm_id_init()), the id lock, the handler lock and what the
+ * destroyer waits on.
  */
 struct xcma_fsm_id {
 	struct xcma_fsm_ctx *ctx;
@@ -212,12 +221,12 @@ struct xcma_fsm_id {
 	struct xcma_fsm_link listen_item;
 };
 
-/* xcma_fsm_id_deliver() results (>= 0) */
+/* xcma_fsm_id_deliver() and xcma_fsm_id_leave() results (>= 0) */
 #define XCMA_FSM_DELIVERED 0 /* the user's callback ran and returned 0 */
 #define XCMA_FSM_DROPPED 1 /* refused in this state, nobody was called */
 #define XCMA_FSM_DESTROYED 2 /* callback returned non-zero: id destroyed */
 
-/* xcma_fsm_id_deliver() flags */
+/* xcma_fsm_id_enter(), _leave() and _deliver() flags */
 #define XCMA_FSM_PUT_REF 0x1 /* consume a reference the caller holds */
 
 /* ---- library entry points, called by the C side ---- */
@@ -243,6 +252,37 @@ XCMA_MUST_CHECK int xcma_fsm_id_attach(struct xcma_fsm_id *id,
 XCMA_MUST_CHECK int xcma_fsm_id_listen(struct xcma_fsm_id *id);
 void xcma_fsm_id_get(struct xcma_fsm_id *id);
 void xcma_fsm_id_put(struct xcma_fsm_id *id);
+/* the id lets go of its device (an operation's error path) */
+void xcma_fsm_id_detach(struct xcma_fsm_id *id);
+/*
+ * Event delivery, by the event source, which builds the event itself:
+ *   xcma_fsm_id_enter()   handler lock taken, the notification applied;
+ *                         refused: -errno, nothing held (dropped)
+ *   xcma_fsm_id_fire()    (optional) a further notification, decided by
+ *                         work done under the handler lock (a REP)
+ *   ... the work before the user hears of it, the user's callback ...
+ *   xcma_fsm_id_leave()   unlock; or destroy if the callback returned
+ *                         non-zero
+ * With XCMA_FSM_PUT_REF the source's reference on the id is dropped by a
+ * refused enter or by leave (before a destroy, which waits for it).
+ */
+XCMA_MUST_CHECK int xcma_fsm_id_enter(struct xcma_fsm_id *id,
+				      unsigned int event, unsigned int flags);
+XCMA_MUST_CHECK int xcma_fsm_id_fire(struct xcma_fsm_id *id,
+				     unsigned int event);
+int xcma_fsm_id_leave(struct xcma_fsm_id *id, int user_ret,
+		      unsigned int flags);
+/*
+ * The same for a connect request on @listener creating @conn (initialised,
+ * known to nobody else): on success both handler locks are held and @conn
+ * is attached to the listener's device in CONNECT; on failure @conn is
+ * destroyed and freed through the platform.
+ */
+XCMA_MUST_CHECK int xcma_fsm_id_enter_req(struct xcma_fsm_id *listener,
+					  struct xcma_fsm_id *conn);
+int xcma_fsm_id_leave_req(struct xcma_fsm_id *listener,
+			  struct xcma_fsm_id *conn, int user_ret);
+/* enter, xcma_plat_id_event(), leave: an event without a payload */
 XCMA_MUST_CHECK int xcma_fsm_id_deliver(struct xcma_fsm_id *id,
 					unsigned int event, int status,
 					unsigned int flags);
@@ -258,6 +298,8 @@ unsigned int xcma_fsm_dev_state(struct xcma_fsm_dev *dev);
 const char *xcma_fsm_dev_state_name(unsigned int state);
 /* ids attached to @dev, i.e. that removal would wait for */
 unsigned int xcma_fsm_dev_holders(struct xcma_fsm_dev *dev);
+/* xcma_plat_dev_report_holder() for each of them (removal is late) */
+void xcma_fsm_dev_report_holders(struct xcma_fsm_dev *dev);
 
 /* ---- platform, implemented by the C side (or a test harness) ---- */
 
@@ -276,35 +318,36 @@ void xcma_plat_id_unlock(struct xcma_fsm_id *id);
 void xcma_plat_id_handler_lock(struct xcma_fsm_id *id, int nested);
 void xcma_plat_id_handler_unlock(struct xcma_fsm_id *id);
 /*
- * Nonzero if the caller holds the handler lock (without a way to know the
- * owner: if anyone holds it); a needs-handler operation is refused
- * otherwise.
+ * The caller must hold the handler lock (a needs-handler operation, a
+ * delivery in progress): assert it where the platform can (lockdep); the
+ * result never depends on it, as in-tree.
  */
-int xcma_plat_id_handler_held(struct xcma_fsm_id *id);
+void xcma_plat_id_assert_handler_held(struct xcma_fsm_id *id);
 
+/*
+ * References. The platform counts them (refcount_t in the kernel) and
+ * lets the waiter go once the last one is dropped (a struct completion):
+ * the waiter may free the object as soon as its wait returns.
+ */
 void xcma_plat_id_get(struct xcma_fsm_id *id);
-/* drop a reference; if it was the last, return 1 with the id lock held */
-XCMA_MUST_CHECK int xcma_plat_id_put_and_lock(struct xcma_fsm_id *id);
-/* current count; called with the id lock held */
-unsigned int xcma_plat_id_refs(struct xcma_fsm_id *id);
-void xcma_plat_id_wait_prepare(struct xcma_fsm_id *id);
-void xcma_plat_id_wait_sleep(struct xcma_fsm_id *id);
-void xcma_plat_id_wait_finish(struct xcma_fsm_id *id);
-/* wake the destroyer; called with the id lock held */
-void xcma_plat_id_wake(struct xcma_fsm_id *id);
+void xcma_plat_id_put(struct xcma_fsm_id *id);
+/* the destroyer sleeps until every reference is dropped; no lock held */
+void xcma_plat_id_wait_unreferenced(struct xcma_fsm_id *id);
 
-void xcma_plat_dev_lock(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_unlock(struct xcma_fsm_dev *dev);
 void xcma_plat_dev_get(struct xcma_fsm_dev *dev);
-XCMA_MUST_CHECK int xcma_plat_dev_put_and_lock(struct xcma_fsm_dev *dev);
-unsigned int xcma_plat_dev_refs(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_wait_prepare(struct xcma_fsm_dev *dev);
-/* returns nonzero if it slept for the platform's report period */
-XCMA_MUST_CHECK int xcma_plat_dev_wait_sleep(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_wait_finish(struct xcma_fsm_dev *dev);
-void xcma_plat_dev_wake(struct xcma_fsm_dev *dev);
+void xcma_plat_dev_put(struct xcma_fsm_dev *dev);
+/*
+ * The remover sleeps until every reference is dropped, calling
+ * xcma_fsm_dev_report_holders() every report period meanwhile; no lock
+ * held.
+ */
+void xcma_plat_dev_wait_released(struct xcma_fsm_dev *dev);
 
-/* Run the user's callback; handler lock held. Returns the user's value. */
+/*
+ * Run the user's callback for an event the library itself delivers
+ * (DEVICE_REMOVAL, xcma_fsm_id_deliver()); handler lock held. Returns the
+ * user's value.
+ */
 int xcma_plat_id_event(struct xcma_fsm_id *id, unsigned int cm_event,
 		       int status);
 /* Cancel the operation pending in @state; once per id, no lock held. */
@@ -316,11 +359,12 @@ void xcma_plat_id_release_dev(struct xcma_fsm_id *id,
 void xcma_plat_id_free(struct xcma_fsm_id *id);
 /*
  * Create the per-device child of a wildcard listener: allocate it, have
- * xcma_fsm_id_init() run on it, start listening on @dev. Ctx lock held.
- * Returns NULL on failure.
+ * xcma_fsm_id_init() run on it, start listening on @dev, set *@child.
+ * Ctx lock held. Returns 0 or -errno (rdma_listen() returns it).
  */
-struct xcma_fsm_id *xcma_plat_listen_child(struct xcma_fsm_id *parent,
-					   struct xcma_fsm_dev *dev);
+XCMA_MUST_CHECK int xcma_plat_listen_child(struct xcma_fsm_id *parent,
+					   struct xcma_fsm_dev *dev,
+					   struct xcma_fsm_id **child);
 /* Removal of @dev is still waiting for @id; ctx lock held. */
 void xcma_plat_dev_report_holder(struct xcma_fsm_dev *dev,
 				 struct xcma_fsm_id *id);

@@ -35,36 +35,22 @@ std::atomic<int> refused_reqs{ 0 }; /* requests refused at delivery */
 		}                                                    \
 	} while (0)
 
-struct WaitQ {
+/* struct completion: complete() under the lock the waiter returns through */
+struct Completion {
 	std::mutex m;
 	std::condition_variable cv;
-	bool queued = false;
-	bool woken = false;
+	bool done = false;
 
-	void prepare()
+	void complete()
 	{
 		std::lock_guard<std::mutex> g(m);
-		queued = true;
-		woken = false;
+		done = true;
+		cv.notify_all();
 	}
-	void sleep()
+	void wait()
 	{
 		std::unique_lock<std::mutex> g(m);
-		cv.wait(g, [&] { return woken; });
-	}
-	void finish()
-	{
-		std::lock_guard<std::mutex> g(m);
-		queued = false;
-	}
-	void wake()
-	{
-		std::lock_guard<std::mutex> g(m);
-		if (queued) {
-			queued = false;
-			woken = true;
-			cv.notify_all();
-		}
+		cv.wait(g, [&] { return done; });
 	}
 };
 
@@ -75,7 +61,7 @@ struct PId {
 	std::mutex handler;
 	std::atomic<std::thread::id> owner{};
 	std::atomic<unsigned> refs{ 1 };
-	WaitQ wq;
+	Completion unreferenced;
 	int ret_on[16] = {};
 	bool child = false;
 	std::atomic<bool> used{ false };
@@ -93,9 +79,8 @@ struct PId {
 
 struct PDev {
 	xcma_fsm_dev fsm;
-	std::mutex lock;
 	std::atomic<unsigned> refs{ 1 };
-	WaitQ wq;
+	Completion released;
 	std::atomic<bool> removed{ false };
 };
 
@@ -111,19 +96,6 @@ PId &of(xcma_fsm_id *f)
 PDev &of(xcma_fsm_dev *f)
 {
 	return *reinterpret_cast<PDev *>(f);
-}
-
-bool dec_and_lock(std::atomic<unsigned> &r, std::mutex &m)
-{
-	unsigned v = r.load();
-	while (v > 1)
-		if (r.compare_exchange_weak(v, v - 1))
-			return false;
-	m.lock();
-	if (r.fetch_sub(1) == 1)
-		return true;
-	m.unlock();
-	return false;
 }
 
 bool claim_destroy(PId &p)
@@ -180,74 +152,36 @@ void xcma_plat_id_handler_unlock(xcma_fsm_id *f)
 	of(f).owner = std::thread::id();
 	of(f).handler.unlock();
 }
-int xcma_plat_id_handler_held(xcma_fsm_id *f)
+void xcma_plat_id_assert_handler_held(xcma_fsm_id *f)
 {
-	return of(f).owner.load() == std::this_thread::get_id();
+	CHECK(of(f).owner.load() == std::this_thread::get_id(),
+	      "%s: handler lock not held", of(f).name);
 }
 void xcma_plat_id_get(xcma_fsm_id *f)
 {
 	CHECK(of(f).refs.fetch_add(1) > 0, "get on a dead id");
 }
-int xcma_plat_id_put_and_lock(xcma_fsm_id *f)
+void xcma_plat_id_put(xcma_fsm_id *f)
 {
-	return dec_and_lock(of(f).refs, of(f).lock);
+	if (of(f).refs.fetch_sub(1) == 1)
+		of(f).unreferenced.complete();
 }
-unsigned int xcma_plat_id_refs(xcma_fsm_id *f)
+void xcma_plat_id_wait_unreferenced(xcma_fsm_id *f)
 {
-	return of(f).refs.load();
-}
-void xcma_plat_id_wait_prepare(xcma_fsm_id *f)
-{
-	of(f).wq.prepare();
-}
-void xcma_plat_id_wait_sleep(xcma_fsm_id *f)
-{
-	of(f).wq.sleep();
-}
-void xcma_plat_id_wait_finish(xcma_fsm_id *f)
-{
-	of(f).wq.finish();
-}
-void xcma_plat_id_wake(xcma_fsm_id *f)
-{
-	of(f).wq.wake();
-}
-void xcma_plat_dev_lock(xcma_fsm_dev *f)
-{
-	of(f).lock.lock();
-}
-void xcma_plat_dev_unlock(xcma_fsm_dev *f)
-{
-	of(f).lock.unlock();
+	of(f).unreferenced.wait();
 }
 void xcma_plat_dev_get(xcma_fsm_dev *f)
 {
 	CHECK(of(f).refs.fetch_add(1) > 0, "get on a released device");
 }
-int xcma_plat_dev_put_and_lock(xcma_fsm_dev *f)
+void xcma_plat_dev_put(xcma_fsm_dev *f)
 {
-	return dec_and_lock(of(f).refs, of(f).lock);
+	if (of(f).refs.fetch_sub(1) == 1)
+		of(f).released.complete();
 }
-unsigned int xcma_plat_dev_refs(xcma_fsm_dev *f)
+void xcma_plat_dev_wait_released(xcma_fsm_dev *f)
 {
-	return of(f).refs.load();
-}
-void xcma_plat_dev_wait_prepare(xcma_fsm_dev *f)
-{
-	of(f).wq.prepare();
-}
-int xcma_plat_dev_wait_sleep(xcma_fsm_dev *f)
-{
-	of(f).wq.sleep();
-	return 0;
-}
-void xcma_plat_dev_wait_finish(xcma_fsm_dev *f)
-{
-	of(f).wq.finish();
-}
-void xcma_plat_dev_wake(xcma_fsm_dev *f)
-{
-	of(f).wq.wake();
+	of(f).released.wait();
 }
 
 int xcma_plat_id_event(xcma_fsm_id *f, unsigned int ev, int)
@@ -289,16 +223,18 @@ void xcma_plat_id_free(xcma_fsm_id *f)
 	      p.cancels.load());
 	p.freed = true;
 }
-xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *)
+int xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *,
+			   xcma_fsm_id **child)
 {
 	if (child_pool.empty())
-		return nullptr;
+		return -12; /* -ENOMEM */
 	PId *c = child_pool.back();
 	child_pool.pop_back();
 	c->child = true;
 	c->used = true;
 	xcma_fsm_id_init(&c->fsm, &ctx);
-	return &c->fsm;
+	*child = &c->fsm;
+	return 0;
 }
 void xcma_plat_dev_report_holder(xcma_fsm_dev *, xcma_fsm_id *)
 {

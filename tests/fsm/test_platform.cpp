@@ -95,9 +95,11 @@ void xcma_plat_id_handler_unlock(xcma_fsm_id *fsm)
 	t.handler = false;
 }
 
-int xcma_plat_id_handler_held(xcma_fsm_id *fsm)
+void xcma_plat_id_assert_handler_held(xcma_fsm_id *fsm)
 {
-	return tid(fsm).handler;
+	TId &t = tid(fsm);
+	if (!t.handler)
+		tw->unheld.push_back(t.name);
 }
 
 void xcma_plat_id_get(xcma_fsm_id *fsm)
@@ -107,57 +109,22 @@ void xcma_plat_id_get(xcma_fsm_id *fsm)
 	t.refs++;
 }
 
-int xcma_plat_id_put_and_lock(xcma_fsm_id *fsm)
+void xcma_plat_id_put(xcma_fsm_id *fsm)
 {
 	TId &t = tid(fsm);
 	EXPECT_GT(t.refs, 0u);
-	if (--t.refs)
-		return 0;
-	xcma_plat_id_lock(fsm);
-	return 1;
+	t.refs--;
 }
 
-unsigned int xcma_plat_id_refs(xcma_fsm_id *fsm)
+void xcma_plat_id_wait_unreferenced(xcma_fsm_id *fsm)
 {
 	TId &t = tid(fsm);
-	EXPECT_TRUE(t.lock);
-	return t.refs;
-}
-
-void xcma_plat_id_wait_prepare(xcma_fsm_id *)
-{
-}
-
-void xcma_plat_id_wait_sleep(xcma_fsm_id *fsm)
-{
-	TId &t = tid(fsm);
-	unsigned before = t.refs;
-	ASSERT_TRUE(tw->on_id_sleep) << t.name << ": destroy would hang";
-	tw->on_id_sleep(t);
-	ASSERT_LT(t.refs, before) << t.name << ": destroy would hang";
-}
-
-void xcma_plat_id_wait_finish(xcma_fsm_id *)
-{
-}
-
-void xcma_plat_id_wake(xcma_fsm_id *fsm)
-{
-	EXPECT_TRUE(tid(fsm).lock);
-}
-
-void xcma_plat_dev_lock(xcma_fsm_dev *fsm)
-{
-	TDev &d = tdev(fsm);
-	EXPECT_FALSE(d.lock);
-	d.lock = true;
-}
-
-void xcma_plat_dev_unlock(xcma_fsm_dev *fsm)
-{
-	TDev &d = tdev(fsm);
-	EXPECT_TRUE(d.lock);
-	d.lock = false;
+	while (t.refs) {
+		unsigned before = t.refs;
+		ASSERT_TRUE(tw->on_id_sleep) << t.name << ": destroy would hang";
+		tw->on_id_sleep(t);
+		ASSERT_LT(t.refs, before) << t.name << ": destroy would hang";
+	}
 }
 
 void xcma_plat_dev_get(xcma_fsm_dev *fsm)
@@ -167,45 +134,26 @@ void xcma_plat_dev_get(xcma_fsm_dev *fsm)
 	d.refs++;
 }
 
-int xcma_plat_dev_put_and_lock(xcma_fsm_dev *fsm)
+void xcma_plat_dev_put(xcma_fsm_dev *fsm)
 {
 	TDev &d = tdev(fsm);
 	EXPECT_GT(d.refs, 0u);
-	if (--d.refs)
-		return 0;
-	xcma_plat_dev_lock(fsm);
-	return 1;
+	d.refs--;
 }
 
-unsigned int xcma_plat_dev_refs(xcma_fsm_dev *fsm)
+/* a remover's sleep plays the users; a timeout (1) asks for the report */
+void xcma_plat_dev_wait_released(xcma_fsm_dev *fsm)
 {
 	TDev &d = tdev(fsm);
-	EXPECT_TRUE(d.lock);
-	return d.refs;
-}
-
-void xcma_plat_dev_wait_prepare(xcma_fsm_dev *)
-{
-}
-
-int xcma_plat_dev_wait_sleep(xcma_fsm_dev *fsm)
-{
-	TDev &d = tdev(fsm);
-	if (!tw->on_dev_sleep) {
-		ADD_FAILURE() << d.name << ": removal would hang";
-		d.refs = 0; /* give up waiting */
-		return 0;
+	while (d.refs) {
+		if (!tw->on_dev_sleep) {
+			ADD_FAILURE() << d.name << ": removal would hang";
+			d.refs = 0; /* give up waiting */
+			return;
+		}
+		if (tw->on_dev_sleep(d))
+			xcma_fsm_dev_report_holders(fsm);
 	}
-	return tw->on_dev_sleep(d);
-}
-
-void xcma_plat_dev_wait_finish(xcma_fsm_dev *)
-{
-}
-
-void xcma_plat_dev_wake(xcma_fsm_dev *fsm)
-{
-	EXPECT_TRUE(tdev(fsm).lock);
 }
 
 int xcma_plat_id_event(xcma_fsm_id *fsm, unsigned int ev, int)
@@ -249,14 +197,16 @@ void xcma_plat_id_free(xcma_fsm_id *fsm)
 	t.freed = true;
 }
 
-xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *)
+int xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *,
+			   xcma_fsm_id **child)
 {
 	EXPECT_TRUE(tw->ctx_lock);
 	if (tw->child_pool.empty())
-		return nullptr;
+		return -12; /* -ENOMEM */
 	TId *c = tw->child_pool.front();
 	tw->child_pool.erase(tw->child_pool.begin());
-	return &c->fsm;
+	*child = &c->fsm;
+	return 0;
 }
 
 void xcma_plat_dev_report_holder(xcma_fsm_dev *dfsm, xcma_fsm_id *fsm)

@@ -45,6 +45,8 @@ struct TestWorld {
 	std::vector<std::unique_ptr<TDev>> devs;
 	std::vector<TId *> child_pool;
 	std::vector<std::string> bugs;
+	/* xcma_plat_id_assert_handler_held() found the lock not held */
+	std::vector<std::string> unheld;
 	std::vector<std::string> log; /* "event <id> <cm_event>", "cancel ..." */
 	/* a destroyer would sleep: play the other thread */
 	std::function<void(TId &)> on_id_sleep;

@@ -511,12 +511,19 @@ static bool f_queue_route(struct work_struct *work)
 	return xcma_kernel_ops.queue_route(work);
 }
 
+/* no fault: a REQ's namespace */
+static struct net_device *f_gid_attr_ndev_rcu(const struct ib_gid_attr *attr)
+{
+	return xcma_kernel_ops.gid_attr_ndev_rcu(attr);
+}
+
 static const struct xcma_ops fault_ops = {
 	.resolve_ip = f_resolve_ip,
 	.addr_cancel = f_addr_cancel,
 	.translate_ip = f_translate_ip,
 	.find_gid_by_port = f_find_gid_by_port,
 	.put_gid_attr = f_put_gid_attr,
+	.gid_attr_ndev_rcu = f_gid_attr_ndev_rcu,
 	.create_cm_id = f_create_cm_id,
 	.destroy_cm_id = f_destroy_cm_id,
 	.insert_listen = f_insert_listen,

@@ -205,7 +205,7 @@ static void lt_setup(struct kunit *test, struct lt_round *r, int round)
 {
 	int i;
 
-	xcma_life_ctx_init(&r->ctx, NULL);
+	xcma_life_ctx_init(&r->ctx, NULL, &lt_ops);
 	KUNIT_ASSERT_EQ(test, xcma_life_dev_init_in(&r->dev, &r->ctx), 0);
 	spin_lock_init(&r->lock);
 	init_waitqueue_head(&r->wq);
@@ -215,7 +215,7 @@ static void lt_setup(struct kunit *test, struct lt_round *r, int round)
 
 		t->round = r;
 		t->idx = i;
-		xcma_life_id_init(&t->life, &r->ctx, &lt_ops);
+		xcma_life_id_init(&t->life, &r->ctx);
 		lt_op(test, t, XCMA_EV_BIND);
 		KUNIT_ASSERT_EQ(test,
 				xcma_fsm_id_attach(&t->life.fsm, &r->dev.fsm), 0);

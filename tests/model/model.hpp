@@ -39,7 +39,7 @@ struct ModelId {
 	int lock = -1; /* id lock owner (thread), -1 free */
 	int handler = -1; /* handler lock owner */
 	unsigned refs = 0;
-	WaitQ wq;
+	bool completed = false; /* the last put completed the destroyer's wait */
 
 	/* the user's model: what its callback returns / does per cm event */
 	int ret_on[16] = {};
@@ -53,6 +53,7 @@ struct ModelId {
 	unsigned cancel_state = 0;
 	unsigned last_live = XCMA_FSM_IDLE;
 	unsigned dev_mask = 0; /* devices the id was ever attached to */
+	bool detached = false; /* let go of its device by itself */
 	bool destroy_started = false; /* user contract: destroy is decided */
 	bool destroy_returned = false;
 	bool fence_passed = false; /* the destroyer got the handler lock */
@@ -68,7 +69,7 @@ struct ModelDev {
 	bool used = false;
 	int lock = -1;
 	unsigned refs = 0;
-	WaitQ wq;
+	bool completed = false; /* the last put completed the remover's wait */
 	bool remove_started = false;
 	bool remove_returned = false;
 	unsigned holders_at_start = 0; /* user ids attached at removal start */
@@ -98,6 +99,9 @@ ModelDev &dev(int i);
 int index_of(const xcma_fsm_id *fsm);
 void spawn(const char *name, void (*fn)(int), int arg);
 void await(bool (*pred)(int), int arg, const char *what);
+/* the predicates of the platform's completions (the library's waits) */
+bool id_completed(int k);
+bool dev_completed(int k);
 /*
  * Every violation names the rule it breaks; the message is printed as
  * "G4: ...". The pending operation of an id counts as something it holds:

@@ -81,36 +81,6 @@ void release(int *lock, const char *op, const char *obj)
 	sched(Wait::None, op, obj, nullptr, nullptr, 0, false);
 }
 
-void prepare(WaitQ &q, const char *obj)
-{
-	sched(Wait::None, "wait_prepare", obj);
-	q.waiter = self();
-	q.queued = true;
-	q.woken = false;
-}
-
-void sleep_on(WaitQ &q, const char *obj)
-{
-	/* schedule() returns at once if woken since prepare_to_wait() */
-	sched(Wait::Sleep, "wait_sleep", obj, &q);
-}
-
-void finish(WaitQ &q, const char *obj)
-{
-	sched(Wait::None, "wait_finish", obj);
-	q.queued = false;
-	q.woken = false;
-}
-
-void wake(WaitQ &q, const char *obj)
-{
-	sched(Wait::None, "wake", obj);
-	if (q.queued) {
-		q.queued = false; /* autoremove_wake_function */
-		q.woken = true;
-	}
-}
-
 } /* namespace */
 
 int new_id(const char *name)
@@ -211,6 +181,16 @@ void reap(int i)
 		user_destroy_once(i);
 }
 
+bool id_completed(int k)
+{
+	return W.ids[k].completed;
+}
+
+bool dev_completed(int k)
+{
+	return W.devs[k].completed;
+}
+
 } /* namespace model */
 
 using namespace model;
@@ -253,9 +233,13 @@ void xcma_plat_id_handler_unlock(xcma_fsm_id *fsm)
 	release(&m.handler, "handler_unlock", m.name);
 }
 
-int xcma_plat_id_handler_held(xcma_fsm_id *fsm)
+void xcma_plat_id_assert_handler_held(xcma_fsm_id *fsm)
 {
-	return of(fsm).handler == self();
+	ModelId &m = of(fsm);
+	if (m.handler != self())
+		fail(Rule::Api,
+		     "%s: handler lock not held where the library needs it",
+		     m.name);
 }
 
 void xcma_plat_id_get(xcma_fsm_id *fsm)
@@ -267,68 +251,27 @@ void xcma_plat_id_get(xcma_fsm_id *fsm)
 	m.refs++;
 }
 
-/* refcount_dec_and_lock(): atomic fast path unless it is the last one */
-int xcma_plat_id_put_and_lock(xcma_fsm_id *fsm)
+/*
+ * refcount_dec_and_test() then complete(): the count and the completion
+ * are two steps, the checker may run anybody between them.
+ */
+void xcma_plat_id_put(xcma_fsm_id *fsm)
 {
 	ModelId &m = of(fsm);
 	sched(Wait::None, "id_put", m.name);
 	if (!m.refs)
 		fail(Rule::G8, "%s put below zero", m.name);
-	if (m.refs > 1) {
-		m.refs--;
-		return 0;
-	}
-	acquire(&m.lock, "id_lock(put)", m.name);
-	if (--m.refs == 0)
-		return 1;
-	release(&m.lock, "id_unlock(put)", m.name);
-	return 0;
+	if (--m.refs)
+		return;
+	sched(Wait::None, "complete", m.name);
+	m.completed = true;
 }
 
-unsigned int xcma_plat_id_refs(xcma_fsm_id *fsm)
+/* wait_for_completion(): returns only once the last put completed */
+void xcma_plat_id_wait_unreferenced(xcma_fsm_id *fsm)
 {
 	ModelId &m = of(fsm);
-	if (m.lock != self())
-		fail(Rule::Api, "%s: refcount read without the id lock", m.name);
-	return m.refs;
-}
-
-void xcma_plat_id_wait_prepare(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	prepare(m.wq, m.name);
-}
-
-void xcma_plat_id_wait_sleep(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	sleep_on(m.wq, m.name);
-}
-
-void xcma_plat_id_wait_finish(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	finish(m.wq, m.name);
-}
-
-void xcma_plat_id_wake(xcma_fsm_id *fsm)
-{
-	ModelId &m = of(fsm);
-	if (m.lock != self())
-		fail(Rule::Api, "%s: wake without the id lock", m.name);
-	wake(m.wq, m.name);
-}
-
-void xcma_plat_dev_lock(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	acquire(&d.lock, "dev_lock", d.name);
-}
-
-void xcma_plat_dev_unlock(xcma_fsm_dev *fsm)
-{
-	ModelDev *d = reinterpret_cast<ModelDev *>(fsm);
-	release(&d->lock, "dev_unlock", d->name);
+	await(id_completed, index_of(fsm), m.name);
 }
 
 void xcma_plat_dev_get(xcma_fsm_dev *fsm)
@@ -340,57 +283,23 @@ void xcma_plat_dev_get(xcma_fsm_dev *fsm)
 	d.refs++;
 }
 
-int xcma_plat_dev_put_and_lock(xcma_fsm_dev *fsm)
+void xcma_plat_dev_put(xcma_fsm_dev *fsm)
 {
 	ModelDev &d = of(fsm);
 	sched(Wait::None, "dev_put", d.name);
 	if (!d.refs)
 		fail(Rule::G8, "%s put below zero", d.name);
-	if (d.refs > 1) {
-		d.refs--;
-		return 0;
-	}
-	acquire(&d.lock, "dev_lock(put)", d.name);
-	if (--d.refs == 0)
-		return 1;
-	release(&d.lock, "dev_unlock(put)", d.name);
-	return 0;
+	if (--d.refs)
+		return;
+	sched(Wait::None, "complete", d.name);
+	d.completed = true;
 }
 
-unsigned int xcma_plat_dev_refs(xcma_fsm_dev *fsm)
+/* the checker never times out: a missed completion must show as a hang */
+void xcma_plat_dev_wait_released(xcma_fsm_dev *fsm)
 {
 	ModelDev &d = of(fsm);
-	if (d.lock != self())
-		fail(Rule::Api, "%s: refcount read without the dev lock", d.name);
-	return d.refs;
-}
-
-void xcma_plat_dev_wait_prepare(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	prepare(d.wq, d.name);
-}
-
-/* the checker never times out: a missed wake-up must show as a hang */
-int xcma_plat_dev_wait_sleep(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	sleep_on(d.wq, d.name);
-	return 0;
-}
-
-void xcma_plat_dev_wait_finish(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	finish(d.wq, d.name);
-}
-
-void xcma_plat_dev_wake(xcma_fsm_dev *fsm)
-{
-	ModelDev &d = of(fsm);
-	if (d.lock != self())
-		fail(Rule::Api, "%s: wake without the dev lock", d.name);
-	wake(d.wq, d.name);
+	await(dev_completed, int(&d - W.devs), d.name);
 }
 
 /*
@@ -491,7 +400,8 @@ void xcma_plat_id_free(xcma_fsm_id *fsm)
 	memset(&m.fsm, 0x6b, sizeof(m.fsm));
 }
 
-xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm)
+int xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm,
+			   xcma_fsm_id **child)
 {
 	ModelId &p = of(pfsm);
 	ModelDev &d = of(dfsm);
@@ -506,10 +416,12 @@ xcma_fsm_id *xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm)
 		c.refs = 1;
 		xcma_fsm_id_init(&c.fsm, &W.ctx);
 		note("child %s of %s on %s", c.name, p.name, d.name);
-		return &c.fsm;
+		*child = &c.fsm;
+		return 0;
 	}
-	fail(Rule::Model, "scenario reserved too few children for %s", p.name);
-	return nullptr;
+	fail(Rule::Model, "scenario reserved too few children for %s",
+	     p.name);
+	return -12; /* -ENOMEM */
 }
 
 void xcma_plat_dev_report_holder(xcma_fsm_dev *dfsm, xcma_fsm_id *fsm)

@@ -110,7 +110,7 @@ void run_remove(int d)
 	for (int i = 0; i < W.nids; i++) {
 		ModelId &m = id(i);
 		if (m.used && !m.child && (m.dev_mask & (1u << d)) &&
-		    !m.notices && !m.destroy_started)
+		    !m.notices && !m.destroy_started && !m.detached)
 			fail(Rule::G4, "%s held %s but got no DEVICE_REMOVAL",
 			     m.name, md.name);
 	}
@@ -302,6 +302,41 @@ void run_listener_owner(int l)
 	user_destroy_once(l);
 }
 
+/*
+ * S10: the delivery path as the kernel's ib_cm callback takes it. A REP
+ * enters as rep_received (nothing for the user), the QP's outcome fires
+ * CONNECT_ERROR, the source calls the user itself and leaves; the user
+ * returns non-zero. Meanwhile the device is removed, and another id on it
+ * fails its bind after attaching and detaches, then is destroyed.
+ */
+int s10_a;
+
+void run_rep(int)
+{
+	ModelId &m = id(s10_a);
+
+	if (xcma_fsm_id_enter(&m.fsm, XCMA_EV_REP_RECEIVED, XCMA_FSM_PUT_REF))
+		return; /* dropped: removal or destroy came first */
+	expect_ok(xcma_fsm_id_fire(&m.fsm, XCMA_EV_CONNECT_ERROR),
+		  "fire connect_error");
+	int ret = xcma_plat_id_event(&m.fsm, XCMA_CM_EVENT_CONNECT_ERROR, 0);
+	int r = xcma_fsm_id_leave(&m.fsm, ret, XCMA_FSM_PUT_REF);
+	if (r != (ret ? XCMA_FSM_DESTROYED : XCMA_FSM_DELIVERED))
+		fail(Rule::Api,
+		     "leave returned %d after the callback returned %d", r,
+		     ret);
+}
+
+void run_bind_fail(int i)
+{
+	id(i).detached = true;
+	xcma_fsm_id_detach(&id(i).fsm);
+	if (id(i).fsm.dev)
+		fail(Rule::G8, "%s still holds a device after detach",
+		     id(i).name);
+	user_destroy_once(i);
+}
+
 void s9()
 {
 	nsources = 0;
@@ -316,6 +351,20 @@ void s9()
 	spawn("add1", run_add, s9_d1);
 	spawn("ib_cm_req", run_req_new, 0);
 	spawn("owner", run_listener_owner, s9_l);
+}
+
+void s10()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	s10_a = id_on("A", d, XCMA_FSM_CONNECT);
+	int b = id_on("B", d, XCMA_FSM_ADDR_BOUND);
+	id(s10_a).ret_on[XCMA_CM_EVENT_CONNECT_ERROR] = 1;
+	xcma_fsm_id_get(&id(s10_a).fsm); /* the ib_cm callback's */
+	spawn("ib_cm(REP)", run_rep, 0);
+	spawn("bind_fail(B)", run_bind_fail, b);
+	spawn("remover", run_remove, d);
+	spawn("reap_A", run_reap, s10_a);
 }
 
 const Scenario list[] = {
@@ -344,6 +393,10 @@ const Scenario list[] = {
 	  "wildcard listener: one device removed while another is added and "
 	  "a connect request arrives on the new one",
 	  s9, 3 },
+	{ "S10_enter_fire_leave_detach",
+	  "a REP entered, fired and left by its source (destroy by return) "
+	  "vs removal vs another id detaching",
+	  s10, 2 },
 };
 
 } /* namespace */

@@ -257,21 +257,26 @@ void check_end()
 }
 
 /*
- * Nobody can run. If the library is quiescent (only users wait, for a
- * notice or a removal that never comes) what is left over says why: check
- * as at the end (G8, G5). A remover sleeping on a device that no id holds
- * while nobody is inside a lock step waits for a leaked reference (G8).
- * A sleeper whose condition holds lost its wake-up (G6); else deadlock.
+ * Nobody can run. The platform's waits are completions (await on
+ * id_completed/dev_completed). If the library is quiescent (only users
+ * wait, for a notice or a removal that never comes) what is left over says
+ * why: check as at the end (G8, G5). A waiter whose count is down to zero
+ * but never completed lost its wake-up (G6). A remover waiting for a
+ * device that no id holds while nobody is inside a lock step waits for a
+ * leaked reference (G8). Anything else is a deadlock (G6).
  */
 void report_stuck()
 {
-	bool in_lock = false, asleep = false;
+	bool in_lock = false, lib_wait = false;
 
 	for (int i = 0; i < S.n; i++) {
-		in_lock |= !S.th[i].done && S.th[i].wait == Wait::Lock;
-		asleep |= !S.th[i].done && S.th[i].wait == Wait::Sleep;
+		const Thread &t = S.th[i];
+
+		in_lock |= !t.done && t.wait == Wait::Lock;
+		lib_wait |= !t.done && t.wait == Wait::Await &&
+			    (t.pred == id_completed || t.pred == dev_completed);
 	}
-	if (!in_lock && !asleep) {
+	if (!in_lock && !lib_wait) {
 		check_end();
 		if (S.failed)
 			return;
@@ -279,38 +284,37 @@ void report_stuck()
 	for (int i = 0; i < S.n; i++) {
 		Thread &t = S.th[i];
 
-		if (t.done || t.wait != Wait::Sleep)
+		if (t.done || t.wait != Wait::Await)
 			continue;
-		for (int k = 0; k < W.nids; k++)
-			if (&W.ids[k].wq == t.wq && W.ids[k].refs == 0) {
-				fail(Rule::G6,
-				     "lost wake-up: %s sleeps on %s whose "
-				     "references are all gone",
-				     t.name, W.ids[k].name);
-				return;
-			}
-		for (int k = 0; k < W.ndevs; k++)
-			if (&W.devs[k].wq == t.wq && W.devs[k].refs == 0) {
-				fail(Rule::G6,
-				     "lost wake-up: %s sleeps on %s which "
-				     "no id holds any more",
-				     t.name, W.devs[k].name);
-				return;
-			}
-		for (int k = 0; k < W.ndevs && !in_lock; k++) {
-			if (&W.devs[k].wq != t.wq)
-				continue;
-			bool held = false;
-			for (int j = 0; j < W.nids; j++)
-				held |= W.ids[j].used && !W.ids[j].freed &&
-					W.ids[j].fsm.dev == &W.devs[k].fsm;
-			if (!held) {
-				fail(Rule::G8,
-				     "%s keeps %u references that no id "
-				     "holds: %s waits for them forever",
-				     W.devs[k].name, W.devs[k].refs, t.name);
-				return;
-			}
+		if (t.pred == id_completed && W.ids[t.pred_arg].refs == 0) {
+			fail(Rule::G6,
+			     "lost wake-up: %s waits for %s whose references "
+			     "are all gone",
+			     t.name, W.ids[t.pred_arg].name);
+			return;
+		}
+		if (t.pred != dev_completed)
+			continue;
+		ModelDev &md = W.devs[t.pred_arg];
+		if (md.refs == 0) {
+			fail(Rule::G6,
+			     "lost wake-up: %s waits for %s which no id holds "
+			     "any more",
+			     t.name, md.name);
+			return;
+		}
+		if (in_lock)
+			continue;
+		bool held = false;
+		for (int j = 0; j < W.nids; j++)
+			held |= W.ids[j].used && !W.ids[j].freed &&
+				W.ids[j].fsm.dev == &md.fsm;
+		if (!held) {
+			fail(Rule::G8,
+			     "%s keeps %u references that no id holds: %s "
+			     "waits for them forever",
+			     md.name, md.refs, t.name);
+			return;
 		}
 	}
 	char who[256];

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Listeners and the lookup of a connect request's listener. See
+ * listen.c.
+ */
+#ifndef XCMA_LISTEN_H
+#define XCMA_LISTEN_H
+
+#include <linux/types.h>
+
+struct ib_device;
+struct net;
+struct xcma_id;
+struct xcma_life_dev;
+struct xcma_life_id;
+struct xcma_wire_hdr;
+
+int xcma_listen_start(struct xcma_id *xid);
+void xcma_listen_stop(struct xcma_id *xid);
+struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
+				 __be64 service_id,
+				 const struct xcma_wire_hdr *hdr);
+int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
+		      struct xcma_life_id **child);
+
+#endif /* XCMA_LISTEN_H */

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Address and route resolution of an id. See resolve.c.
+ */
+#ifndef XCMA_RESOLVE_H
+#define XCMA_RESOLVE_H
+
+struct xcma_id;
+
+void xcma_resolve_cancel_addr(struct xcma_id *xid);
+void xcma_resolve_cancel_route(struct xcma_id *xid);
+void xcma_resolve_work_init(struct xcma_id *xid);
+
+#endif /* XCMA_RESOLVE_H */
