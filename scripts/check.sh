@@ -93,6 +93,17 @@ kunit_boot() {
 	grep -v '^PASS' "build/logs/ktap-$boot.txt" | sed 's/^/  /'
 	[ "$vrc" = 0 ] && record PASS "vm/$boot-clean-console" || record FAIL "vm/$boot-clean-console"
 }
+# kunit_vm BOOT KO CMD [vm.sh options]: a boot of the debug kernel that
+# inserts the KUnit module KO with CMD, and its verdicts
+kunit_vm() {
+	local boot=$1 ko=$2 cmd=$3 vrc
+	shift 3
+	scripts/vm.sh -q -k kunit -o "build/vm/kunit-$boot.log" -f "$ko" "$@" -- "$cmd" \
+		2>"build/logs/kunit-$boot-vm.log"
+	vrc=$?
+	sed 's/^/  /' "build/logs/kunit-$boot-vm.log"
+	kunit_boot "$boot" "build/vm/kunit-$boot.log" $vrc
+}
 # plant NAME KERNEL REASON CMD [vm.sh options]: a boot with one planted
 # problem (tests/harness/harness_plant.ko); the case passes only if the
 # harness fails the run and its verdict names REASON (extended regex)
@@ -180,48 +191,25 @@ for layer in $layers; do
 		# the example consumer builds against the debug kernel too
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
 		# every suite but the very slow ones, which get boots of their own
-		log=build/vm/kunit.log
-		scripts/vm.sh -q -k kunit -o "$log" -f build/mod/kunit/tests/kunit/xcma_kunit.ko \
-			-a 'kunit.filter=speed>very_slow' \
-			-- 'insmod xcma_kunit.ko' 2>build/logs/kunit-vm.log
-		vrc=$?
-		sed 's/^/  /' build/logs/kunit-vm.log
-		kunit_boot main "$log" $vrc
+		ko=build/mod/kunit/tests/kunit/xcma_kunit.ko
+		kunit_vm main $ko 'insmod xcma_kunit.ko' -a 'kunit.filter=speed>very_slow'
 		# rxe0 deleted and re-added under load, round after round
-		log=build/vm/kunit-removal-stress.log
-		scripts/vm.sh -q -k kunit -t 2400 -o "$log" \
-			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
-			-a 'kunit.filter_glob=xcma_removal_stress' \
-			-- "insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200}" \
-			2>build/logs/kunit-removal-stress-vm.log
-		vrc=$?
-		sed 's/^/  /' build/logs/kunit-removal-stress-vm.log
-		grep -a 'removal_summary: ' "$log" | sed 's/^.*removal_summary: /  stress: /'
-		kunit_boot removal-stress "$log" $vrc
+		kunit_vm removal-stress $ko \
+			"insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200}" \
+			-t 2400 -a 'kunit.filter_glob=xcma_removal_stress'
+		grep -a 'removal_summary: ' build/vm/kunit-removal-stress.log |
+			sed 's/^.*removal_summary: /  stress: /'
 		# random API calls, valid and invalid, on a shared id pool while
 		# rxe0 comes and goes; the seed is in the log (torture_seed=)
-		log=build/vm/kunit-torture.log
-		scripts/vm.sh -q -k kunit -t 1800 -o "$log" \
-			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
-			-a 'kunit.filter_glob=xcma_torture' \
-			-- "insmod xcma_kunit.ko torture_ops=${XCMA_TORTURE_OPS:-250000} torture_seed=${XCMA_TORTURE_SEED:-0}" \
-			2>build/logs/kunit-torture-vm.log
-		vrc=$?
-		sed 's/^/  /' build/logs/kunit-torture-vm.log
-		grep -a 'torture_summary: \(seed\|ops\|events\)' "$log" |
+		kunit_vm torture $ko \
+			"insmod xcma_kunit.ko torture_ops=${XCMA_TORTURE_OPS:-250000} torture_seed=${XCMA_TORTURE_SEED:-0}" \
+			-t 1800 -a 'kunit.filter_glob=xcma_torture'
+		grep -a 'torture_summary: \(seed\|ops\|events\)' build/vm/kunit-torture.log |
 			sed 's/^.*torture_summary: /  torture: /'
-		kunit_boot torture "$log" $vrc
 		# wildcard listeners on one port in two namespaces: the second
 		# is a process's (netns_pid=), started by this boot
-		log=build/vm/kunit-netns.log
-		scripts/vm.sh -q -k kunit -o "$log" \
-			-f build/mod/kunit/tests/kunit/xcma_kunit.ko \
-			-a 'kunit.filter_glob=xcma_netns' \
-			-- 'unshare -n sleep 600 & sleep 1; insmod xcma_kunit.ko netns_pid=$!' \
-			2>build/logs/kunit-netns-vm.log
-		vrc=$?
-		sed 's/^/  /' build/logs/kunit-netns-vm.log
-		kunit_boot netns "$log" $vrc
+		kunit_vm netns $ko 'unshare -n sleep 600 & sleep 1; insmod xcma_kunit.ko netns_pid=$!' \
+			-a 'kunit.filter_glob=xcma_netns'
 		# the example consumer's stock-kernel scripts, under lockdep,
 		# KASAN and kmemleak
 		run kunit/hotplug example kunit hotplug
@@ -230,13 +218,8 @@ for layer in $layers; do
 	interop)
 		# xcma (side by side) and the in-tree rdma_cm in one boot,
 		# connecting to each other over rxe0
-		log=build/vm/kunit-interop.log
-		scripts/vm.sh -q -k kunit --sbs --preload rdma_cm -o "$log" \
-			-f build/mod/kunit-sbs/tests/kunit/interop/xcma_interop.ko \
-			-- 'insmod xcma_interop.ko' 2>build/logs/interop-vm.log
-		vrc=$?
-		sed 's/^/  /' build/logs/interop-vm.log
-		kunit_boot interop "$log" $vrc
+		kunit_vm interop build/mod/kunit-sbs/tests/kunit/interop/xcma_interop.ko \
+			'insmod xcma_interop.ko' --sbs --preload rdma_cm
 		;;
 	harness)
 		# For every kind of problem the harness claims to catch, a boot
