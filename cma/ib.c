@@ -305,7 +305,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	if (ret) {
 		/* ib_cm destroys cm_id when we return non-zero */
 		conn->cm_id = NULL;
-	} else if (xcma_id_state(conn) == XCMA_FSM_CONNECT) {
+	} else if (!xcma_id_transition(conn, XCMA_EV_SEND_MRA)) {
 		/* the user will answer later: tell the peer to wait */
 		trace_cm_send_mra(conn);
 		if (xcma_ops->send_mra(cm_id, XCMA_CM_MRA_SETTING, NULL, 0))

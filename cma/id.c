@@ -253,6 +253,21 @@ int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev)
 }
 
 /**
+ * xcma_id_detach - the id lets go of the device an operation attached it to
+ * @xid: the id; the operation that attached it failed later
+ *
+ * The device's resources go with it (id_release_dev()); the consumer's
+ * view of the id names no device again, as before the operation. A device
+ * removal that got there first has already released them.
+ */
+void xcma_id_detach(struct xcma_id *xid)
+{
+	xcma_fsm_id_detach(&xid->life.fsm);
+	xid->id.device = NULL;
+	xid->id.port_num = 0;
+}
+
+/**
  * __rdma_create_kernel_id - create an id
  * @net: network namespace
  * @event_handler: the user's callback, not NULL

@@ -174,7 +174,8 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (xcma_id_state(xid) == XCMA_FSM_IDLE) {
+	/* an unbound id (the table would let a bind through) binds first */
+	if (!xcma_fsm_rule(xcma_id_state(xid), XCMA_EV_BIND, NULL)) {
 		struct sockaddr_in any = { .sin_family = AF_INET };
 
 		ret = rdma_bind_addr(id, (struct sockaddr *)&any);

@@ -60,26 +60,29 @@ static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 			goto err_addr;
 	}
 	xcma_id_dst(xid)->sa_family = addr->sa_family;
-	if (!xid->afonly_set)
-		xid->bind.afonly = xcma_port_default_afonly(da->net,
-							    addr->sa_family);
-	ret = xcma_port_bind(&xid->bind, xid->id.ps);
-	if (ret)
-		goto err_addr;
 
-	/* the device last: nothing after it can fail and need a detach */
+	/*
+	 * The device before the port, as in-tree: an address no device has
+	 * fails with the address's errno even when its port is taken.
+	 */
 	da->bound_dev_if = bound_dev_if;
 	if (!xcma_addr_is_any(addr)) {
 		ret = xcma_ops->translate_ip(addr, da);
 		if (!ret)
 			ret = xcma_device_acquire(xid);
 		if (ret)
-			goto err_port;
+			goto err_addr;
 	}
+	if (!xid->afonly_set)
+		xid->bind.afonly = xcma_port_default_afonly(da->net,
+							    addr->sa_family);
+	ret = xcma_port_bind(&xid->bind, xid->id.ps);
+	if (ret)
+		goto err_dev;
 	return 0;
 
-err_port:
-	xcma_port_unbind(&xid->bind);
+err_dev:
+	xcma_id_detach(xid);
 err_addr:
 	xid->id.route.addr.src_addr = old_src;
 	xid->id.route.addr.dst_addr = old_dst;

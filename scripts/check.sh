@@ -190,9 +190,12 @@ for layer in $layers; do
 	kunit)
 		# the example consumer builds against the debug kernel too
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
-		# every suite but the very slow ones, which get boots of their own
+		# every suite but the very slow ones, which get boots of their own;
+		# xcma_netns (wildcard listeners on one port in two namespaces)
+		# gets its second namespace from a process started here
 		ko=build/mod/kunit/tests/kunit/xcma_kunit.ko
-		kunit_vm main $ko 'insmod xcma_kunit.ko' -a 'kunit.filter=speed>very_slow'
+		kunit_vm main $ko 'unshare -n sleep 600 & sleep 1; insmod xcma_kunit.ko netns_pid=$!' \
+			-a 'kunit.filter=speed>very_slow'
 		# rxe0 deleted and re-added under load, round after round
 		kunit_vm removal-stress $ko \
 			"insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200}" \
@@ -206,10 +209,6 @@ for layer in $layers; do
 			-t 1800 -a 'kunit.filter_glob=xcma_torture'
 		grep -a 'torture_summary: \(seed\|ops\|events\)' build/vm/kunit-torture.log |
 			sed 's/^.*torture_summary: /  torture: /'
-		# wildcard listeners on one port in two namespaces: the second
-		# is a process's (netns_pid=), started by this boot
-		kunit_vm netns $ko 'unshare -n sleep 600 & sleep 1; insmod xcma_kunit.ko netns_pid=$!' \
-			-a 'kunit.filter_glob=xcma_netns'
 		# the example consumer's stock-kernel scripts, under lockdep,
 		# KASAN and kmemleak
 		run kunit/hotplug example kunit hotplug

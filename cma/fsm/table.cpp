@@ -78,6 +78,12 @@ constexpr Rule rules[] = {
 	{ XCMA_EV_REQ_ON_LISTENER, "req_on_listener", kOp, bit(XCMA_FSM_LISTEN),
 	  kSame, kNone, true, -XCMA_ECONNABORTED },
 	/*
+	 * After the listener's callback, a request its user has not answered
+	 * yet: the conn id still in CONNECT gets an MRA sent for it
+	 */
+	{ XCMA_EV_SEND_MRA, "send_mra", kOp, bit(XCMA_FSM_CONNECT), kSame, kNone,
+	  true, kInval },
+	/*
 	 * rdma_set_reuseaddr(): setting it, in any state but LISTEN (and
 	 * DESTROYING, where the id is no longer its caller's); clearing it,
 	 * only before the bind

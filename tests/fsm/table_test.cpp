@@ -86,6 +86,8 @@ Expect expected(unsigned s, unsigned ev)
 		return { s == CONNECT || s == DISCONNECT, s, kEINVAL, -1 };
 	case XCMA_EV_REQ_ON_LISTENER: /* cma_ib_req_handler */
 		return { s == LISTEN, s, kECONNABORTED, -1 };
+	case XCMA_EV_SEND_MRA: /* cma_ib_req_handler, after the callback */
+		return only(CONNECT, SAME);
 	case XCMA_EV_SET_REUSEADDR: /* rdma_set_reuseaddr(id, 1) */
 		return { s != LISTEN && s != DESTROYING, s, kEINVAL, -1 };
 	case XCMA_EV_CLEAR_REUSEADDR: /* rdma_set_reuseaddr(id, 0) */

@@ -384,6 +384,31 @@ static int op_bind_taken_by_wildcard(struct rdma_cm_id *id)
 	return ret;
 }
 
+/*
+ * An address no RDMA device has, on a port another id holds: the device
+ * is looked for first, as in-tree, so the address's errno wins.
+ */
+static int op_bind_no_device_port_in_use(struct rdma_cm_id *id)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *other;
+	int ret;
+
+	other = rdma_create_id(&init_net, cm_handler, id->context, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	cm_addr4(&ss, NULL, 18546);
+	ret = rdma_bind_addr(other, (struct sockaddr *)&ss);
+	cm_addr4(&ss, "127.0.0.1", 18546);
+	if (!ret)
+		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	else
+		ret = -EIO;
+	rdma_destroy_id(other);
+	return ret;
+}
+
 /* the implicit bind of resolve_addr meets a port in use */
 static int op_resolve_src_in_use(struct rdma_cm_id *id)
 {
@@ -554,6 +579,8 @@ static const struct bad_case bad_cases[] = {
 	{ "bind_family_unix", SETUP_IDLE, IB_QPT_RC, op_bind_unix, -EAFNOSUPPORT },
 	{ "bind_twice", SETUP_BOUND, IB_QPT_RC, op_bind_again, -EINVAL },
 	{ "bind_port_in_use", SETUP_IDLE, IB_QPT_RC, op_bind_in_use, -EADDRINUSE },
+	{ "bind_no_device_port_in_use", SETUP_IDLE, IB_QPT_RC,
+	  op_bind_no_device_port_in_use, -ENODEV },
 	{ "resolve_family_mismatch", SETUP_BOUND, IB_QPT_RC, op_resolve_v6_on_v4, -EINVAL },
 	{ "connect_before_route", SETUP_IDLE, IB_QPT_RC, op_connect, -EINVAL },
 	{ "connect_bound", SETUP_BOUND, IB_QPT_RC, op_connect, -EINVAL },
@@ -610,6 +637,7 @@ static void bad_input(struct kunit *test)
 {
 	const struct bad_case *c = test->param_value;
 	struct sockaddr_storage ss, src;
+	struct ib_device *dev;
 	struct rdma_cm_id *id;
 	unsigned int before;
 	struct side *s;
@@ -633,6 +661,7 @@ static void bad_input(struct kunit *test)
 	}
 	before = cm_state(id);
 	src = id->route.addr.src_addr;
+	dev = id->device;
 	KUNIT_EXPECT_EQ(test, c->op(id), c->err);
 	if (c->leaves) {
 		KUNIT_EXPECT_EQ_MSG(test, cm_state(id), c->leaves - 1,
@@ -648,6 +677,8 @@ static void bad_input(struct kunit *test)
 					 sizeof(src)), 0,
 			    "source %pISpc -> %pISpc", &src,
 			    &id->route.addr.src_addr);
+	/* a bind that attached before it failed lets go of the device */
+	KUNIT_EXPECT_PTR_EQ(test, id->device, dev);
 out:
 	rdma_destroy_id(id);
 }
