@@ -9,6 +9,7 @@
  * operation in flight.
  */
 #include <kunit/test.h>
+#include <kunit/test-bug.h>
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -385,27 +386,39 @@ static int op_bind_taken_by_wildcard(struct rdma_cm_id *id)
 }
 
 /*
- * An address no RDMA device has, on a port another id holds: the device
- * is looked for first, as in-tree, so the address's errno wins.
+ * An address no RDMA device has (on a dummy netdev of its own), on a port
+ * another id holds: the device is looked for first, as in-tree, so the
+ * address's errno wins over the port's.
  */
 static int op_bind_no_device_port_in_use(struct rdma_cm_id *id)
 {
+	struct kunit *test = kunit_get_current_test();
 	struct sockaddr_storage ss;
 	struct rdma_cm_id *other;
 	int ret;
 
+	if (xcma_kunit_run(test, "/usr/sbin/ip link add xb0 type dummy") ||
+	    xcma_kunit_run(test, "/usr/sbin/ip link set xb0 up") ||
+	    xcma_kunit_run(test, "/usr/sbin/ip addr add 10.97.0.1/24 dev xb0")) {
+		ret = -ENOKEY;
+		goto out;
+	}
 	other = rdma_create_id(&init_net, cm_handler, id->context, RDMA_PS_TCP,
 			       IB_QPT_RC);
-	if (IS_ERR(other))
-		return PTR_ERR(other);
+	if (IS_ERR(other)) {
+		ret = PTR_ERR(other);
+		goto out;
+	}
 	cm_addr4(&ss, NULL, 18546);
 	ret = rdma_bind_addr(other, (struct sockaddr *)&ss);
-	cm_addr4(&ss, "127.0.0.1", 18546);
+	cm_addr4(&ss, "10.97.0.1", 18546);
 	if (!ret)
 		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
 	else
 		ret = -EIO;
 	rdma_destroy_id(other);
+out:
+	xcma_kunit_run(test, "/usr/sbin/ip link del xb0");
 	return ret;
 }
 
