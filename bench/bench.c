@@ -1112,6 +1112,11 @@ static int hold(const char *cmd)
  * @last: when the last one returned
  * @t0: when the removal started
  * @us: the last removal's time in microseconds
+ * @qp_ns: time the callbacks spent destroying QPs (the owner's part)
+ * @seen: DEVICE_REMOVAL callbacks so far
+ * @stamp: when each of them started, in order: both CMs notify in the
+ *	order the ids took the device, the order they were made in, so
+ *	that the log can split the time by kind of id
  */
 struct rm_ctx {
 	struct bench_ctx c;
@@ -1121,6 +1126,9 @@ struct rm_ctx {
 	atomic_t live;
 	bool armed;
 	u64 first, last, t0, us;
+	atomic_t seen;
+	u64 *stamp;
+	atomic64_t qp_ns;
 };
 
 static struct rm_ctx rm;
@@ -1132,14 +1140,20 @@ static struct rm_ctx rm;
 static int rm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rm_ctx *r = container_of(id->context, struct rm_ctx, c);
+	unsigned int i;
 	u64 now;
 
 	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return READ_ONCE(r->armed) ? 0 : handler(id, ev);
 	now = ktime_get_ns();
 	cmpxchg64(&r->first, 0, now);
-	if (id->qp)
+	i = atomic_inc_return(&r->seen) - 1;
+	if (i < r->n)
+		r->stamp[i] = now;
+	if (id->qp) {
 		r->c.cm->destroy_qp(id);
+		atomic64_add(ktime_get_ns() - now, &r->qp_ns);
+	}
 	if (atomic_dec_and_test(&r->live)) {
 		ib_free_cq(r->res.cq);
 		ib_dealloc_pd(r->res.pd);
@@ -1175,6 +1189,8 @@ static void rm_release(void)
 	rm.res.dev = NULL;
 	kvfree(rm.ids);
 	rm.ids = NULL;
+	kvfree(rm.stamp);
+	rm.stamp = NULL;
 }
 
 /* one connected pair: the client connects to @lis_port, both QPs */
@@ -1228,8 +1244,12 @@ static int rm_build(const struct interop_cm *cm, unsigned int count)
 	memset(&rm, 0, sizeof(rm));
 	ctx_init(&rm.c, cm, &rm.res);
 	rm.ids = kvcalloc(count, sizeof(*rm.ids), GFP_KERNEL);
-	if (!rm.ids)
-		return -ENOMEM;
+	rm.stamp = kvcalloc(count, sizeof(*rm.stamp), GFP_KERNEL);
+	if (!rm.ids || !rm.stamp) {
+		rm.res.dev = NULL;
+		ret = -ENOMEM;
+		goto err;
+	}
 	ret = res_get(&rm.res);
 	if (ret) {
 		rm.res.dev = NULL;
@@ -1288,6 +1308,34 @@ static int rm_start(void)
 	return 0;
 }
 
+/*
+ * The time from one kind's first callback to the next kind's: notifying
+ * and destroying the bound ids, the resolved ones, the listeners, the
+ * connected pairs (to the last callback's return).
+ */
+static void rm_split(void)
+{
+	static const char * const kinds[] = { "bound", "resolved",
+					      "listening", "pairs" };
+	unsigned int q = rm.n_idle, seen = atomic_read(&rm.seen), k, a, b;
+	char buf[128];
+	int len = 0;
+
+	if (!q || seen != rm.n - rm.n_idle)
+		return;
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		a = k * q;
+		b = (k + 1) * q;
+		len += scnprintf(buf + len, sizeof(buf) - len, " %s=%llu",
+				 kinds[k],
+				 div_u64((b < seen ? rm.stamp[b] : rm.last) -
+					 rm.stamp[a], NSEC_PER_USEC));
+	}
+	pr_info("removal %s %u ids: us by kind of id:%s (of which QPs destroyed by the owner %llu)\n",
+		rm.c.cm->name, rm.n, buf,
+		div_u64(atomic64_read(&rm.qp_ns), NSEC_PER_USEC));
+}
+
 /* rdma link delete returned */
 static int rm_end(void)
 {
@@ -1307,6 +1355,7 @@ static int rm_end(void)
 		rm.c.cm->name, rm.n, rm.us,
 		div_u64(rm.first - rm.t0, NSEC_PER_USEC),
 		div_u64(rm.last - rm.t0, NSEC_PER_USEC));
+	rm_split();
 	rm.n = rm.n_idle;
 	rm.armed = false;
 	rm_release();

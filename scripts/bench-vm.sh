@@ -31,6 +31,7 @@ for p in "$@"; do
 	args="$args $p"
 done
 
+# shellcheck disable=SC2086 # one word per parameter
 insmod xcma_bench.ko $args
 t0=$(date +%s)
 echo all >$d/run
@@ -95,10 +96,10 @@ gid=/sys/class/infiniband/rxe0/ports/1/gids
 # rxe0 back, with the address's GID (its IPv4-mapped form)
 readd() {
 	rdma link add rxe0 type rxe netdev eth0
-	i=0
+	w=0
 	until grep -qs 'ffff:0a63:0001' $gid/*; do
-		i=$((i + 1))
-		[ $i -le 100 ] || { echo "bench-vm: rxe0 has no GID for the address"; exit 1; }
+		w=$((w + 1))
+		[ $w -le 100 ] || { echo "bench-vm: rxe0 has no GID for the address"; exit 1; }
 		sleep 0.1
 	done
 }
