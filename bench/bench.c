@@ -18,7 +18,13 @@
  *		  callback; both DISCONNECTED; both QPs and ids destroyed.
  *		  The same handshake on ib_cm alone (floor.c) runs as a
  *		  third batch in each round.
- *	all       the three in turn
+ *	listeners connect-<listeners>-listeners: the connect batches of
+ *		  each CM with its one listener and with listeners - 1
+ *		  more bound on distinct ports (made and destroyed around
+ *		  the batch, not timed), the four batches of a round in
+ *		  rotating order; "bench connect-1000-listeners xcma=
+ *		  xcma-1= ratio=" (many over one) and the same for intree
+ *	all       the four in turn
  *   A second word, xcma, intree or raw, runs only that one's batches and
  *   prints no result line: for profiling one of them (scripts/bench.sh
  *   with BENCH_PROFILE=1).
@@ -35,6 +41,14 @@
  *	create that many ids in that state and keep them, for the memory
  *	figure: the script reads the slab caches before and after.
  *	Nothing else in this module allocates while ids are held.
+ *
+ *   echo '<xcma|intree> <count>' > .../removal; echo start > .../removal;
+ *   rdma link delete rxe0; echo end > .../removal; cat .../removal
+ *	count ids of one CM, a fifth each idle, bound, resolved, listening
+ *	and in connected pairs with QPs; the removal's time in us, from
+ *	"start" to "end" (scripts/bench-vm.sh). On DEVICE_REMOVAL each id's
+ *	callback destroys its QP and returns non-zero; the last one frees
+ *	the PD and CQ.
  */
 #define pr_fmt(fmt) "xcma_bench: " fmt
 
@@ -87,6 +101,14 @@ MODULE_PARM_DESC(rounds, "rounds of interleaved batches, at most 10000 (default 
 static uint mem_ids = 10000;
 module_param(mem_ids, uint, 0444);
 MODULE_PARM_DESC(mem_ids, "most ids the hold file keeps (default 10000)");
+
+static uint listeners = 1000;
+module_param(listeners, uint, 0644);
+MODULE_PARM_DESC(listeners, "listeners bound for the connect-<n>-listeners figure (default 1000)");
+
+static uint listen_rounds = 150;
+module_param(listen_rounds, uint, 0644);
+MODULE_PARM_DESC(listen_rounds, "rounds of that figure, at most 10000 (default 150)");
 
 static char *ibdev = "rxe0";
 module_param(ibdev, charp, 0444);
@@ -781,6 +803,158 @@ out:
 	return ret;
 }
 
+/*
+ * connect-<listeners>-listeners: the connect figure's batches, each CM
+ * once with its one listener and once with listeners - 1 more bound on
+ * distinct ports of the same address (made before the batch and destroyed
+ * after it, not timed), the four batches of a round in rotating order.
+ */
+enum { LR_XCMA_N, LR_XCMA_1, LR_INTREE_N, LR_INTREE_1, LRUNS };
+
+/* the first port of a CM's extra listeners: above the other figures' */
+static u16 extra_port(const struct interop_cm *cm)
+{
+	return port + 100 + (cm == &bench_intree) * listeners;
+}
+
+static void drop_listeners(struct bench_ctx *c, struct rdma_cm_id **ls,
+			   unsigned int n)
+{
+	while (n)
+		c->cm->destroy_id(ls[--n]);
+}
+
+/* @n listeners on ports from @base; returns how many were made or an errno */
+static int make_listeners(struct bench_ctx *c, u16 base, unsigned int n,
+			  struct rdma_cm_id **ls)
+{
+	struct sockaddr_storage a;
+	struct rdma_cm_id *id;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		id = new_id(c);
+		if (IS_ERR(id)) {
+			ret = PTR_ERR(id);
+			break;
+		}
+		ret = c->cm->bind_addr(id, sa_port(&a, base + i));
+		if (!ret)
+			ret = c->cm->listen(id, 16);
+		if (ret) {
+			c->cm->destroy_id(id);
+			break;
+		}
+		ls[i] = id;
+	}
+	if (ret)
+		drop_listeners(c, ls, i);
+	return ret;
+}
+
+static int listeners_batch(int which, struct bench_res *res,
+			   struct rdma_cm_id **ls, struct batch *b)
+{
+	bool many = which == LR_XCMA_N || which == LR_INTREE_N;
+	unsigned int extra = many ? listeners - 1 : 0;
+	struct bench_ctx *c;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	ctx_init(c, which < LR_INTREE_N ? &bench_xcma : &bench_intree, res);
+	ret = make_listeners(c, extra_port(c->cm), extra, ls);
+	if (!ret) {
+		ret = run_connect(c, connects, b);
+		drop_listeners(c, ls, extra);
+	}
+	kfree(c);
+	return ret;
+}
+
+/* the median over the rounds of rate @a / rate @b, into @buf */
+static void paired_ratio(char *buf, size_t len, const u64 *a, const u64 *b,
+			 unsigned int nr)
+{
+	unsigned int i;
+	u64 *q;
+
+	q = kvcalloc(nr, sizeof(*q), GFP_KERNEL);
+	if (!q) {
+		strscpy(buf, "?", len);
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		q[i] = b[i] ? div64_u64(a[i] * 1000, b[i]) : 0;
+	ratio(buf, len, median(q, nr), 1000);
+	kvfree(q);
+}
+
+static int run_listeners(struct bench_res *res)
+{
+	static const char * const names[LRUNS] = {
+		"xcma", "xcma-1", "intree", "intree-1" };
+	unsigned int nr = clamp(listen_rounds, 1U, (uint)BENCH_MAX_ROUNDS);
+	unsigned int r, k, which;
+	struct rdma_cm_id **ls;
+	u64 *rates, med[LRUNS];
+	char name[40], px[24], pi[24];
+	int ret = 0;
+
+	if (!connects || listeners < 1 || listeners > 10000)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "connect-%u-listeners", listeners);
+	ls = kvcalloc(listeners, sizeof(*ls), GFP_KERNEL);
+	rates = kvcalloc(LRUNS * nr, sizeof(*rates), GFP_KERNEL);
+	if (!ls || !rates) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (r = 0; !ret && r < nr; r++) {
+		for (k = 0; !ret && k < LRUNS; k++) {
+			struct batch b = {};
+
+			which = (r + k) % LRUNS;
+			ret = listeners_batch(which, res, ls, &b);
+			if (ret)
+				pr_err("%s %s round %u: error %d\n", name,
+				       names[which], r + 1, ret);
+			else
+				rates[which * nr + r] = rate10(connects, b.ns);
+		}
+	}
+	if (ret)
+		goto out;
+	/* the per-round ratios first: median() sorts the rates */
+	paired_ratio(px, sizeof(px), &rates[LR_XCMA_N * nr],
+		     &rates[LR_XCMA_1 * nr], nr);
+	paired_ratio(pi, sizeof(pi), &rates[LR_INTREE_N * nr],
+		     &rates[LR_INTREE_1 * nr], nr);
+	for (k = 0; k < LRUNS; k++) {
+		med[k] = median(&rates[k * nr], nr);
+		pr_info("%s %s: ops/s over %u rounds: min %llu.%llu median %llu.%llu max %llu.%llu\n",
+			name, names[k], nr, rates[k * nr] / 10,
+			rates[k * nr] % 10, med[k] / 10, med[k] % 10,
+			rates[k * nr + nr - 1] / 10, rates[k * nr + nr - 1] % 10);
+	}
+	pr_info("%s: median of the per-round ratios xcma/xcma-1=%s intree/intree-1=%s\n",
+		name, px, pi);
+	ratio(px, sizeof(px), med[LR_XCMA_N], med[LR_XCMA_1]);
+	ratio(pi, sizeof(pi), med[LR_INTREE_N], med[LR_INTREE_1]);
+	pr_info("bench %s xcma=%llu.%llu xcma-1=%llu.%llu ratio=%s\n", name,
+		med[LR_XCMA_N] / 10, med[LR_XCMA_N] % 10,
+		med[LR_XCMA_1] / 10, med[LR_XCMA_1] % 10, px);
+	pr_info("bench %s-intree intree=%llu.%llu intree-1=%llu.%llu ratio=%s\n",
+		name, med[LR_INTREE_N] / 10, med[LR_INTREE_N] % 10,
+		med[LR_INTREE_1] / 10, med[LR_INTREE_1] % 10, pi);
+out:
+	kvfree(rates);
+	kvfree(ls);
+	return ret;
+}
+
 static int res_get(struct bench_res *res)
 {
 	int ret;
@@ -848,6 +1022,11 @@ static int run_named(char *cmd)
 		any = true;
 		ret = run_figure(&figures[i], &res, only);
 	}
+	if (!ret && only < 0 && (!strcmp(what, "all") ||
+				 !strcmp(what, "listeners"))) {
+		any = true;
+		ret = run_listeners(&res);
+	}
 	res_put(&res);
 	return any ? ret : -EINVAL;
 }
@@ -914,10 +1093,317 @@ static int hold(const char *cmd)
 	return ret;
 }
 
+/* ---- removal of a device holding many ids ---- */
+
+/**
+ * struct rm_ctx - the ids on the device for the removal figure
+ * @c: their callbacks' context (each id's context points here)
+ * @res: the verbs resources of their QPs; the device reference is
+ *	dropped when the removal starts, the PD and CQ freed by the
+ *	callback of the last id notified
+ * @ids: every id made, the idle ones first, for a failed or abandoned
+ *	population; once the device is gone only the idle ones remain
+ * @n: ids in @ids
+ * @n_idle: idle ids (bound to no device: not notified)
+ * @live: ids on the device not yet notified
+ * @armed: the removal has started: events other than DEVICE_REMOVAL
+ *	(a DISCONNECTED when the peer was destroyed first) are ignored
+ * @first: when the first DEVICE_REMOVAL callback started
+ * @last: when the last one returned
+ * @t0: when the removal started
+ * @us: the last removal's time in microseconds
+ * @qp_ns: time the callbacks spent destroying QPs (the owner's part)
+ * @seen: DEVICE_REMOVAL callbacks so far
+ * @stamp: when each of them started, in order: both CMs notify in the
+ *	order the ids took the device, the order they were made in, so
+ *	that the log can split the time by kind of id
+ */
+struct rm_ctx {
+	struct bench_ctx c;
+	struct bench_res res;
+	struct rdma_cm_id **ids;
+	unsigned int n, n_idle;
+	atomic_t live;
+	bool armed;
+	u64 first, last, t0, us;
+	atomic_t seen;
+	u64 *stamp;
+	atomic64_t qp_ns;
+};
+
+static struct rm_ctx rm;
+
+/*
+ * DEVICE_REMOVAL: the owner destroys the id's QP and returns non-zero,
+ * so that the CM destroys the id, as both CMs allow.
+ */
+static int rm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rm_ctx *r = container_of(id->context, struct rm_ctx, c);
+	unsigned int i;
+	u64 now;
+
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return READ_ONCE(r->armed) ? 0 : handler(id, ev);
+	now = ktime_get_ns();
+	cmpxchg64(&r->first, 0, now);
+	i = atomic_inc_return(&r->seen) - 1;
+	if (i < r->n)
+		r->stamp[i] = now;
+	if (id->qp) {
+		r->c.cm->destroy_qp(id);
+		atomic64_add(ktime_get_ns() - now, &r->qp_ns);
+	}
+	if (atomic_dec_and_test(&r->live)) {
+		ib_free_cq(r->res.cq);
+		ib_dealloc_pd(r->res.pd);
+		WRITE_ONCE(r->last, ktime_get_ns());
+	}
+	return 1;
+}
+
+static struct rdma_cm_id *rm_id(void)
+{
+	struct rdma_cm_id *id;
+
+	id = rm.c.cm->create_id(&init_net, rm_handler, &rm.c, RDMA_PS_TCP,
+				IB_QPT_RC);
+	if (!IS_ERR(id))
+		rm.ids[rm.n++] = id;
+	return id;
+}
+
+/* before the removal: every id (QP first), then the resources */
+static void rm_release(void)
+{
+	struct rdma_cm_id *id;
+
+	while (rm.n) {
+		id = rm.ids[--rm.n];
+		if (id->qp)
+			rm.c.cm->destroy_qp(id);
+		rm.c.cm->destroy_id(id);
+	}
+	if (rm.res.dev)
+		res_put(&rm.res);
+	rm.res.dev = NULL;
+	kvfree(rm.ids);
+	rm.ids = NULL;
+	kvfree(rm.stamp);
+	rm.stamp = NULL;
+}
+
+/* one connected pair: the client connects to @lis_port, both QPs */
+static int rm_pair(u16 lis_port)
+{
+	struct rdma_conn_param param = {
+		.private_data = "hi", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct bench_ctx *c = &rm.c;
+	struct rdma_cm_id *cli, *srv;
+	int ret;
+
+	cli = rm_id();
+	if (IS_ERR(cli))
+		return PTR_ERR(cli);
+	ctx_reset(c, cli);
+	ret = resolve(c, cli, lis_port, NULL, NULL);
+	if (!ret)
+		ret = make_qp(c, cli);
+	if (!ret)
+		ret = c->cm->connect(cli, &param);
+	if (!ret)
+		ret = wait_for(c, RDMA_CM_EVENT_ESTABLISHED, true);
+	spin_lock(&c->lock);
+	srv = c->srv;
+	c->srv = NULL;
+	spin_unlock(&c->lock);
+	if (srv)
+		rm.ids[rm.n++] = srv;
+	return ret;
+}
+
+/*
+ * @count ids of @cm on the device, a fifth each idle, bound (to the
+ * address, port 0), resolved (address and route), listening (on distinct
+ * ports of the address) and in connected pairs (a client and the conn id
+ * of the first listener, each with a QP)
+ */
+static int rm_build(const struct interop_cm *cm, unsigned int count)
+{
+	unsigned int q = count / 5, i;
+	u16 lis = port + 5000;
+	struct sockaddr_storage a;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (rm.ids || count < 10 || count > 100000)
+		return -EINVAL;
+	memset(&rm, 0, sizeof(rm));
+	ctx_init(&rm.c, cm, &rm.res);
+	rm.ids = kvcalloc(count, sizeof(*rm.ids), GFP_KERNEL);
+	rm.stamp = kvcalloc(count, sizeof(*rm.stamp), GFP_KERNEL);
+	if (!rm.ids || !rm.stamp) {
+		rm.res.dev = NULL;
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = res_get(&rm.res);
+	if (ret) {
+		rm.res.dev = NULL;
+		goto err;
+	}
+	for (i = 0; !ret && i < q; i++) {
+		id = rm_id();
+		ret = PTR_ERR_OR_ZERO(id);
+	}
+	rm.n_idle = rm.n;
+	for (i = 0; !ret && i < q; i++) {
+		id = rm_id();
+		ret = PTR_ERR_OR_ZERO(id);
+		if (!ret)
+			ret = cm->bind_addr(id, sa_port(&a, 0));
+	}
+	for (i = 0; !ret && i < q; i++) {
+		id = rm_id();
+		ret = PTR_ERR_OR_ZERO(id);
+		if (!ret) {
+			ctx_reset(&rm.c, id);
+			ret = resolve(&rm.c, id, lis, NULL, NULL);
+		}
+	}
+	for (i = 0; !ret && i < q; i++) {
+		id = rm_id();
+		ret = PTR_ERR_OR_ZERO(id);
+		if (!ret)
+			ret = cm->bind_addr(id, sa_port(&a, lis + i));
+		if (!ret)
+			ret = cm->listen(id, 64);
+	}
+	while (!ret && rm.n + 2 <= count)
+		ret = rm_pair(lis);
+	if (!ret)
+		ret = READ_ONCE(rm.c.err);
+	if (!ret)
+		return 0;
+err:
+	pr_err("removal %s %u: error %d after %u ids\n", cm->name, count, ret,
+	       rm.n);
+	rm_release();
+	return ret;
+}
+
+/* the device is about to go: from now on the callbacks own the resources */
+static int rm_start(void)
+{
+	if (!rm.res.dev || rm.armed)
+		return -EINVAL;
+	atomic_set(&rm.live, rm.n - rm.n_idle);
+	WRITE_ONCE(rm.armed, true);
+	ib_device_put(rm.res.dev);
+	rm.res.dev = NULL;
+	rm.t0 = ktime_get_ns();
+	return 0;
+}
+
+/*
+ * The time from one kind's first callback to the next kind's: notifying
+ * and destroying the bound ids, the resolved ones, the listeners, the
+ * connected pairs (to the last callback's return).
+ */
+static void rm_split(void)
+{
+	static const char * const kinds[] = { "bound", "resolved",
+					      "listening", "pairs" };
+	unsigned int q = rm.n_idle, seen = atomic_read(&rm.seen), k, a, b;
+	char buf[128];
+	int len = 0;
+
+	if (!q || seen != rm.n - rm.n_idle)
+		return;
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		a = k * q;
+		b = (k + 1) * q;
+		len += scnprintf(buf + len, sizeof(buf) - len, " %s=%llu",
+				 kinds[k],
+				 div_u64((b < seen ? rm.stamp[b] : rm.last) -
+					 rm.stamp[a], NSEC_PER_USEC));
+	}
+	pr_info("removal %s %u ids: us by kind of id:%s (of which QPs destroyed by the owner %llu)\n",
+		rm.c.cm->name, rm.n, buf,
+		div_u64(atomic64_read(&rm.qp_ns), NSEC_PER_USEC));
+}
+
+/* rdma link delete returned */
+static int rm_end(void)
+{
+	u64 t1 = ktime_get_ns();
+	unsigned int live = atomic_read(&rm.live);
+
+	if (!rm.armed)
+		return -EINVAL;
+	rm.us = div_u64(t1 - rm.t0, NSEC_PER_USEC);
+	if (live) {
+		/* the PD and CQ are left: the device they were on is gone */
+		pr_err("removal %s: %u of %u ids on the device not notified\n",
+		       rm.c.cm->name, live, rm.n - rm.n_idle);
+		return -EBUSY;
+	}
+	pr_info("removal %s %u ids: %llu us; callbacks from %llu us to %llu us\n",
+		rm.c.cm->name, rm.n, rm.us,
+		div_u64(rm.first - rm.t0, NSEC_PER_USEC),
+		div_u64(rm.last - rm.t0, NSEC_PER_USEC));
+	rm_split();
+	rm.n = rm.n_idle;
+	rm.armed = false;
+	rm_release();
+	return 0;
+}
+
+/* "<xcma|intree> <count>", "start", "end" or "release" */
+static int removal(const char *cmd)
+{
+	unsigned int count;
+	char cm[8];
+
+	if (sysfs_streq(cmd, "start"))
+		return rm_start();
+	if (sysfs_streq(cmd, "end"))
+		return rm_end();
+	if (sysfs_streq(cmd, "release")) {
+		if (rm.armed)
+			return -EBUSY;
+		rm_release();
+		return 0;
+	}
+	if (sscanf(cmd, "%7s %u", cm, &count) != 2)
+		return -EINVAL;
+	if (!strcmp(cm, "xcma"))
+		return rm_build(&bench_xcma, count);
+	if (!strcmp(cm, "intree"))
+		return rm_build(&bench_intree, count);
+	return -EINVAL;
+}
+
+/* the last removal's time in microseconds */
+static ssize_t removal_read(struct file *file, char __user *ubuf,
+			    size_t len, loff_t *ppos)
+{
+	char buf[24];
+	int n;
+
+	mutex_lock(&bench_mutex);
+	n = scnprintf(buf, sizeof(buf), "%llu\n", rm.us);
+	mutex_unlock(&bench_mutex);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
 static ssize_t cmd_write(struct file *file, const char __user *ubuf,
 			 size_t len, loff_t *ppos)
 {
-	bool is_run = file->private_data == (void *)1;
+	long which = (long)file->private_data;
 	char buf[48], *cmd;
 	ssize_t n;
 	int ret;
@@ -928,7 +1414,12 @@ static ssize_t cmd_write(struct file *file, const char __user *ubuf,
 	buf[n] = '\0';
 	cmd = strim(buf);
 	mutex_lock(&bench_mutex);
-	ret = is_run ? run_named(cmd) : hold(cmd);
+	if (which == 1)
+		ret = run_named(cmd);
+	else if (which == 2)
+		ret = hold(cmd);
+	else
+		ret = removal(cmd);
 	mutex_unlock(&bench_mutex);
 	return ret ? ret : len;
 }
@@ -937,6 +1428,7 @@ static const struct file_operations cmd_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = cmd_write,
+	.read = removal_read,
 };
 
 static int __init bench_init(void)
@@ -955,6 +1447,7 @@ static int __init bench_init(void)
 	bench_dir = debugfs_create_dir("xcma_bench", NULL);
 	debugfs_create_file("run", 0200, bench_dir, (void *)1, &cmd_fops);
 	debugfs_create_file("hold", 0200, bench_dir, (void *)2, &cmd_fops);
+	debugfs_create_file("removal", 0600, bench_dir, (void *)3, &cmd_fops);
 	return 0;
 }
 
@@ -963,6 +1456,8 @@ static void __exit bench_exit(void)
 	debugfs_remove_recursive(bench_dir);
 	mutex_lock(&bench_mutex);
 	release_held();
+	if (!rm.armed)
+		rm_release();
 	mutex_unlock(&bench_mutex);
 	kvfree(held);
 }

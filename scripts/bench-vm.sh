@@ -20,11 +20,19 @@ set -e
 d=/sys/kernel/debug/xcma_bench
 reps=3
 m=10000
+removal_ids="1000 10000"
+args=
 for p in "$@"; do
-	case $p in mem_ids=*) m=${p#mem_ids=} ;; esac
+	case $p in
+	mem_ids=*) m=${p#mem_ids=} ;;
+	# not xcma_bench's: the device sizes of the removal figure
+	removal_ids=*) removal_ids=$(echo "${p#removal_ids=}" | tr , ' '); continue ;;
+	esac
+	args="$args $p"
 done
 
-insmod xcma_bench.ko "$@"
+# shellcheck disable=SC2086 # one word per parameter
+insmod xcma_bench.ko $args
 t0=$(date +%s)
 echo all >$d/run
 echo "bench-vm: speed figures in $(($(date +%s) - t0)) s"
@@ -77,5 +85,51 @@ for state in bound idle resolved; do
 done
 echo "bench-vm: memory figures in $(($(date +%s) - t0)) s"
 
+# Removal: for each CM in turn (alternating, $reps times, median), a
+# device holding N ids of that CM alone (xcma_bench's removal file: a
+# fifth each idle, bound, resolved, listening and in connected pairs with
+# QPs); the time from just before "rdma link delete rxe0" to its return,
+# measured by xcma_bench between the two writes around it. Each id's
+# DEVICE_REMOVAL callback destroys its QP and returns non-zero, so that
+# the CM destroys the id. rxe0 is added again after each run.
+gid=/sys/class/infiniband/rxe0/ports/1/gids
+# rxe0 back, with the address's GID (its IPv4-mapped form)
+readd() {
+	rdma link add rxe0 type rxe netdev eth0
+	w=0
+	until grep -qs 'ffff:0a63:0001' $gid/*; do
+		w=$((w + 1))
+		[ $w -le 100 ] || { echo "bench-vm: rxe0 has no GID for the address"; exit 1; }
+		sleep 0.1
+	done
+}
+t0=$(date +%s)
+for n in $removal_ids; do
+	x= i=
+	for r in $(seq $reps); do
+		if [ $((r % 2)) = 1 ]; then order="xcma intree"; else order="intree xcma"; fi
+		for cm in $order; do
+			echo "$cm $n" >$d/removal
+			echo start >$d/removal
+			rdma link delete rxe0
+			echo end >$d/removal
+			us=$(cat $d/removal)
+			readd
+			echo "bench-vm: removal $n $cm rep $r: $us us"
+			if [ $cm = xcma ]; then x="$x $us"; else i="$i $us"; fi
+		done
+	done
+	x=$(echo "$x" | median) i=$(echo "$i" | median)
+	echo "$n $x $i" >>/tmp/removal-medians
+	awk -v n="$n" -v x="$x" -v i="$i" \
+		'BEGIN { printf "bench removal-%d xcma=%.1f intree=%.1f ratio=%.2f\n", n, x / 1000, i / 1000, x ? i / x : 0 }' \
+		>>/tmp/removal-results
+done
+# how each CM's time grows from the fewest ids to the most
+awk 'NR == 1 { n0 = $1; x0 = $2; i0 = $3 } END { if (NR > 1)
+	printf "bench removal-%d/%d xcma=%.2f intree=%.2f\n", $1, n0, x0 ? $2 / x0 : 0, i0 ? $3 / i0 : 0 }' \
+	/tmp/removal-medians >>/tmp/removal-results
+echo "bench-vm: removal figures in $(($(date +%s) - t0)) s"
+
 dmesg | sed -n 's/.*xcma_bench: \(bench .*\)/BENCH-RESULT: \1/p'
-sed 's/^/BENCH-RESULT: /' /tmp/mem-results
+sed 's/^/BENCH-RESULT: /' /tmp/mem-results /tmp/removal-results

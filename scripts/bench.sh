@@ -11,7 +11,9 @@
 #   BENCH_KERNEL=6.1|6.12|kunit      another kernel (kunit: KASAN and
 #                                    lockdep, smaller batches)
 #   BENCH_PARAMS='connects=200 ...'  xcma_bench.ko parameters (ids,
-#                                    resolves, connects, rounds, mem_ids)
+#                                    resolves, connects, rounds, mem_ids,
+#                                    listeners, listen_rounds) and
+#                                    removal_ids=1000,10000 (bench-vm.sh's)
 #   BENCH_PROFILE=1                  instead of the figures, where each CM
 #                                    spends its time (scripts/bench-profile.sh:
 #                                    ftrace function_graph; stock kernels);
@@ -21,7 +23,11 @@
 # Prints one line per figure at the end:
 #   bench <figure> xcma=<ops/s> intree=<ops/s> ratio=<xcma/intree>
 #   bench connect-floor raw=<ops/s> xcma/raw=<r> intree/raw=<r>
+#   bench connect-1000-listeners xcma=<ops/s> xcma-1=<ops/s> ratio=<many/one>
+#   bench connect-1000-listeners-intree intree=<ops/s> intree-1=<ops/s> ratio=<r>
 #   bench mem-per-id[-idle|-resolved] xcma=<bytes> intree=<bytes> ratio=<r>
+#   bench removal-<n> xcma=<ms> intree=<ms> ratio=<intree/xcma>
+#   bench removal-10000/1000 xcma=<time ratio> intree=<time ratio>
 # after the spread over the rounds, the time per op by phase and the
 # memory repetitions; the console log is kept in build/vm/bench-<kernel>.log
 # (each batch's time too with BENCH_PARAMS='dyndbg=+p ...', slower).
