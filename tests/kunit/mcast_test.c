@@ -26,6 +26,7 @@
 #include <rdma/rdma_cm_ib.h>
 
 #include "../../cma/mcast.h"
+#include "../../cma/ops.h"
 #include "cm_util.h"
 #include "xcma_kunit.h"
 
@@ -392,6 +393,40 @@ static void join_refused_with_the_in_tree_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l->n, 0);
 }
 
+static int no_mc_ah(struct ib_device *dev, u32 port,
+		    struct ib_sa_mcmember_rec *rec, struct net_device *ndev,
+		    enum ib_gid_type type, struct rdma_ah_attr *ah)
+{
+	return -EINVAL;
+}
+
+/* cma_make_mc_event(): no address handle, MULTICAST_ERROR (status 0) */
+static void join_without_address_handle_is_multicast_error(struct kunit *test)
+{
+	struct mc_log *l = mc_new_log(test);
+	struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
+	struct xcma_ops fake = xcma_kernel_ops;
+	const struct xcma_ops *old;
+	struct sockaddr_storage g;
+
+	fake.init_mc_ah = no_mc_ah;
+	old = xcma_ops_set(&fake);
+	KUNIT_EXPECT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), l),
+			0);
+	KUNIT_EXPECT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_ERROR));
+	xcma_ops_set(old);
+	KUNIT_EXPECT_EQ(test, l->n, 1);
+	KUNIT_EXPECT_EQ(test, l->status[0], 0);
+	KUNIT_EXPECT_EQ(test, mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN), 0);
+	/* still joined: the membership goes with the leave */
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 1);
+	rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
+	rdma_destroy_id(id);
+	mc_expect_no_groups(test);
+}
+
 /* ---- a datagram to the group ---- */
 
 static int post_recv(struct ib_qp *qp, struct ib_pd *pd, u64 dma, u32 len)
@@ -565,36 +600,48 @@ static void leave_from_the_join_callback(struct kunit *test)
 }
 
 /*
- * Join then destroy at once, many times: the MULTICAST_JOIN is mostly
- * still queued when the destroy fences the id; it is never delivered
- * after rdma_destroy_id() returned, and every group goes exactly once.
+ * Join, then destroy at once, many times, with the MULTICAST_JOIN held
+ * back: the test holds the id's handler lock over the join (and, every
+ * other round, a leave), so the work waits in the table's enter while the
+ * destroy follows the unlock. A left group's MULTICAST_JOIN is never
+ * delivered; none is delivered after rdma_destroy_id() returned; every
+ * group goes exactly once (no membership, no group left).
  */
 static void join_racing_destroy(struct kunit *test)
 {
 	struct sockaddr_storage g;
-	int i, late = 0, delivered = 0;
+	int i, late = 0, after_leave = 0, delivered = 0;
 
 	for (i = 0; i < 50; i++) {
 		struct mc_log *l = mc_new_log(test);
 		struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
 		int n;
 
+		rdma_lock_handler(id);
 		KUNIT_ASSERT_EQ(test,
 				rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
 						    BIT(FULLMEMBER_JOIN), l),
 				0);
 		if (i & 1)
 			rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
+		if (i & 2)
+			udelay(100);
+		rdma_unlock_handler(id);
 		rdma_destroy_id(id);
 		n = mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN);
-		delivered += n;
+		if (i & 1)
+			after_leave += n;
+		else
+			delivered += n;
 		msleep(1);
 		late += mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN) - n;
 		KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
 	}
 	KUNIT_EXPECT_EQ(test, late, 0);
+	KUNIT_EXPECT_EQ(test, after_leave, 0);
 	mc_expect_no_groups(test);
-	kunit_info(test, "%d of 50 joins delivered before destroy", delivered);
+	kunit_info(test, "%d of 25 joins not left delivered before destroy",
+		   delivered);
 }
 
 struct removal_arg {
@@ -654,6 +701,9 @@ static void removal_with_groups(struct kunit *test, bool in_flight)
 			removal_at = i;
 	spin_unlock(&l->lock);
 	KUNIT_EXPECT_EQ(test, removal_at, l->n - 1);
+	if (in_flight)
+		kunit_info(test, "MULTICAST_JOIN %s before DEVICE_REMOVAL",
+			   removal_at ? "delivered" : "dropped");
 	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
 	mc_expect_no_groups(test);
 	KUNIT_EXPECT_EQ(test, cm_rxe_add(test), 0);
@@ -677,6 +727,7 @@ static struct kunit_case mcast_cases[] = {
 	KUNIT_CASE(send_only_takes_no_igmp_membership),
 	KUNIT_CASE(leave_twice_and_unknown_address_do_nothing),
 	KUNIT_CASE(join_refused_with_the_in_tree_errno),
+	KUNIT_CASE(join_without_address_handle_is_multicast_error),
 	KUNIT_CASE(datagram_to_the_group_reaches_the_joined_qp),
 	KUNIT_CASE(destroy_leaves_every_group),
 	KUNIT_CASE(leave_from_the_join_callback),
