@@ -732,8 +732,8 @@ static struct kunit_case mcast_cases[] = {
 	KUNIT_CASE(destroy_leaves_every_group),
 	KUNIT_CASE(leave_from_the_join_callback),
 	KUNIT_CASE(join_racing_destroy),
-	KUNIT_CASE(removal_with_groups_joined),
-	KUNIT_CASE(removal_with_a_join_in_flight),
+	KUNIT_CASE_SLOW(removal_with_groups_joined),
+	KUNIT_CASE_SLOW(removal_with_a_join_in_flight),
 	{}
 };
 
