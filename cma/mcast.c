@@ -353,7 +353,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		mc_release(mc);
 		return ret;
 	}
-	queue_work(system_unbound_wq, &mc->work);
+	xcma_ops->queue_mc(&mc->work);
 	return 0;
 
 out_free:

@@ -105,6 +105,7 @@ struct xcma_ops {
 			  struct ib_sa_mcmember_rec *rec,
 			  struct net_device *ndev, enum ib_gid_type type,
 			  struct rdma_ah_attr *ah);
+	bool (*queue_mc)(struct work_struct *work);
 };
 
 /* wrappers of static inlines, so that each entry has an address */
@@ -119,7 +120,7 @@ static inline int xcma_ops_destroy_qp(struct ib_qp *qp)
 	return ib_destroy_qp(qp);
 }
 
-/* the work item that stands for a RoCE route query */
+/* the work item that stands for a RoCE route query, or delivers a join */
 static inline bool xcma_ops_queue_route(struct work_struct *work)
 {
 	return queue_work(system_unbound_wq, work);
@@ -154,6 +155,7 @@ static inline bool xcma_ops_queue_route(struct work_struct *work)
 	.query_gid = rdma_query_gid,				\
 	.queue_route = xcma_ops_queue_route,			\
 	.init_mc_ah = ib_init_ah_from_mcmember,			\
+	.queue_mc = xcma_ops_queue_route,			\
 }
 
 #ifdef XCMA_OPS_SEAM

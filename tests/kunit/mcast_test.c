@@ -27,6 +27,7 @@
 
 #include "../../cma/mcast.h"
 #include "../../cma/ops.h"
+#include "../../cma/xcma.h"
 #include "cm_util.h"
 #include "xcma_kunit.h"
 
@@ -461,11 +462,11 @@ static int poll_one(struct ib_cq *cq, struct ib_wc *wc)
 {
 	int i, n;
 
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 250; i++) {
 		n = ib_poll_cq(cq, 1, wc);
 		if (n)
 			return n;
-		msleep(10);
+		msleep(20);
 	}
 	return 0;
 }
@@ -625,7 +626,7 @@ static void join_racing_destroy(struct kunit *test)
 		if (i & 1)
 			rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
 		if (i & 2)
-			udelay(100);
+			usleep_range(100, 200);
 		rdma_unlock_handler(id);
 		rdma_destroy_id(id);
 		n = mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN);
@@ -633,7 +634,7 @@ static void join_racing_destroy(struct kunit *test)
 			after_leave += n;
 		else
 			delivered += n;
-		msleep(1);
+		msleep(20);
 		late += mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN) - n;
 		KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
 	}
@@ -659,65 +660,112 @@ static int delete_rxe0(void *p)
 	return 0;
 }
 
-/*
- * rxe0 goes away with groups joined; with @in_flight the id's handler
- * lock is held by the test while the join is queued and the removal
- * starts, so the MULTICAST_JOIN and DEVICE_REMOVAL compete for it.
- */
-static void removal_with_groups(struct kunit *test, bool in_flight)
+static struct removal_arg *mc_start_delete(struct kunit *test)
 {
-	struct mc_log *l = mc_new_log(test);
-	struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
-	struct removal_arg a = { .test = test };
-	struct sockaddr_storage g;
+	struct removal_arg *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	struct task_struct *t;
-	int i, removal_at = -1;
 
-	l->destroy_on_removal = true;
-	init_completion(&a.done);
-	if (in_flight)
-		rdma_lock_handler(id);
-	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
-						  BIT(FULLMEMBER_JOIN), l),
-			0);
-	if (!in_flight)
-		KUNIT_ASSERT_TRUE(test,
-				  mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
-	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 1);
-	t = kthread_run(delete_rxe0, &a, "mc_delete");
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->test = test;
+	init_completion(&a->done);
+	t = kthread_run(delete_rxe0, a, "mc_delete");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	if (in_flight) {
-		msleep(200);
-		rdma_unlock_handler(id);
-	}
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(
-					&a.done, msecs_to_jiffies(30000)));
-	KUNIT_EXPECT_EQ(test, a.ret, 0);
-	/* the id went by its DEVICE_REMOVAL callback's return */
-	KUNIT_EXPECT_EQ(test, mc_count(l, RDMA_CM_EVENT_DEVICE_REMOVAL), 1);
-	spin_lock(&l->lock);
-	for (i = 0; i < l->n; i++)
-		if (l->ev[i] == RDMA_CM_EVENT_DEVICE_REMOVAL)
-			removal_at = i;
-	spin_unlock(&l->lock);
-	KUNIT_EXPECT_EQ(test, removal_at, l->n - 1);
-	if (in_flight)
-		kunit_info(test, "MULTICAST_JOIN %s before DEVICE_REMOVAL",
-			   removal_at ? "delivered" : "dropped");
+	return a;
+}
+
+static void mc_end_delete(struct kunit *test, struct removal_arg *a)
+{
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&a->done,
+						      msecs_to_jiffies(30000)));
+	KUNIT_EXPECT_EQ(test, a->ret, 0);
 	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
 	mc_expect_no_groups(test);
 	KUNIT_EXPECT_EQ(test, cm_rxe_add(test), 0);
 	cm_expect_rxe0_idle(test);
 }
 
+/* rxe0 goes away with groups joined: the id goes by its callback's return */
 static void removal_with_groups_joined(struct kunit *test)
 {
-	removal_with_groups(test, false);
+	struct mc_log *l = mc_new_log(test);
+	struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
+	struct sockaddr_storage g;
+	struct removal_arg *a;
+
+	l->destroy_on_removal = true;
+	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), l),
+			0);
+	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP2),
+						  BIT(FULLMEMBER_JOIN), l),
+			0);
+	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 1);
+	a = mc_start_delete(test);
+	mc_end_delete(test, a);
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP2), 0);
+	KUNIT_EXPECT_EQ(test, mc_count(l, RDMA_CM_EVENT_DEVICE_REMOVAL), 1);
+	KUNIT_EXPECT_EQ(test, l->ev[l->n - 1], RDMA_CM_EVENT_DEVICE_REMOVAL);
 }
 
+/* the join's work item, held back by the test */
+static struct work_struct *held_join;
+
+static bool hold_join(struct work_struct *work)
+{
+	held_join = work;
+	return true;
+}
+
+/*
+ * A MULTICAST_JOIN still queued when rxe0 goes: the test holds the join's
+ * work item until the removal waits for the id's handler lock (held by
+ * the test), so DEVICE_REMOVAL is delivered first. The user destroys the
+ * id later (its callback returns 0): no MULTICAST_JOIN follows
+ * DEVICE_REMOVAL meanwhile, and the groups go with the destroy.
+ */
 static void removal_with_a_join_in_flight(struct kunit *test)
 {
-	removal_with_groups(test, true);
+	struct mc_log *l = mc_new_log(test);
+	struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
+	struct xcma_ops fake = xcma_kernel_ops;
+	const struct xcma_ops *old;
+	struct sockaddr_storage g;
+	struct removal_arg *a;
+	unsigned int holders;
+	int i, state = -1;
+
+	fake.queue_mc = hold_join;
+	held_join = NULL;
+	old = xcma_ops_set(&fake);
+	KUNIT_EXPECT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), l),
+			0);
+	xcma_ops_set(old);
+	KUNIT_ASSERT_NOT_NULL(test, held_join);
+
+	rdma_lock_handler(id);
+	a = mc_start_delete(test);
+	for (i = 0; i < 500 && state != XCMA_DEV_REMOVING; i++) {
+		msleep(20);
+		if (xcma_device_query("rxe0", &state, &holders))
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, state, XCMA_DEV_REMOVING);
+	msleep(200); /* the remover now waits for the handler lock */
+	queue_work(system_unbound_wq, held_join);
+	msleep(50); /* and the join's work behind it */
+	rdma_unlock_handler(id);
+
+	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_DEVICE_REMOVAL));
+	msleep(200); /* a MULTICAST_JOIN would come now */
+	KUNIT_EXPECT_EQ(test, l->n, 1);
+	KUNIT_EXPECT_EQ(test, mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN), 0);
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 1);
+	rdma_destroy_id(id);
+	mc_end_delete(test, a);
+	KUNIT_EXPECT_EQ(test, l->n, 1);
 }
 
 static struct kunit_case mcast_cases[] = {
