@@ -721,9 +721,9 @@ static bool hold_join(struct work_struct *work)
 /*
  * A MULTICAST_JOIN still queued when rxe0 goes: the test holds the join's
  * work item until the removal waits for the id's handler lock (held by
- * the test), so DEVICE_REMOVAL is delivered first. The user destroys the
- * id later (its callback returns 0): no MULTICAST_JOIN follows
- * DEVICE_REMOVAL meanwhile, and the groups go with the destroy.
+ * the test), so DEVICE_REMOVAL is delivered first. The user leaves and
+ * destroys the id later (its callback returns 0): no MULTICAST_JOIN
+ * follows DEVICE_REMOVAL meanwhile.
  */
 static void removal_with_a_join_in_flight(struct kunit *test)
 {
@@ -764,6 +764,10 @@ static void removal_with_a_join_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l->n, 1);
 	KUNIT_EXPECT_EQ(test, mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN), 0);
 	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 1);
+	/* a leave after DEVICE_REMOVAL, before the destroy, still leaves */
+	rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
+	rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
 	rdma_destroy_id(id);
 	mc_end_delete(test, a);
 	KUNIT_EXPECT_EQ(test, l->n, 1);
