@@ -22,6 +22,7 @@
 #include "ib.h"
 #include "id.h"
 #include "listen.h"
+#include "mcast.h"
 #include "ops.h"
 #include "resolve.h"
 #include "trace.h"
@@ -137,6 +138,7 @@ static void id_free(struct xcma_life_id *life)
 const struct xcma_life_id_ops xcma_id_life_ops = {
 	.event = id_event,
 	.cancel = id_cancel,
+	.group_drop = xcma_mcast_drop,
 	.release_dev = id_release_dev,
 	.free = id_free,
 };

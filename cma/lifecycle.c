@@ -323,6 +323,16 @@ void xcma_plat_id_cancel(struct xcma_fsm_id *fsm, unsigned int state)
 	id_ctx(id)->id_ops->cancel(id, state);
 }
 
+void xcma_plat_id_group_drop(struct xcma_fsm_id *fsm,
+			     struct xcma_fsm_link *group)
+{
+	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	const struct xcma_life_id_ops *ops = id_ctx(id)->id_ops;
+
+	if (!WARN_ON_ONCE(!ops->group_drop))
+		ops->group_drop(id, group);
+}
+
 void xcma_plat_id_release_dev(struct xcma_fsm_id *fsm,
 			      struct xcma_fsm_dev *dev)
 {

@@ -52,6 +52,9 @@ struct xcma_life_dev;
  *	mutex held; return the user's value
  * @cancel: cancel the operation pending in @state (enum rdma_cm_state);
  *	called once per id, no xcma lock held
+ * @group_drop: leave and release a multicast group the library took off
+ *	the id as it lets go of its device (see xcma_fsm_id_group_add());
+ *	may be NULL for owners that join none; no xcma lock held
  * @release_dev: drop what the id holds of @dev (gid attrs, cm_id); may be
  *	NULL; no xcma lock held
  * @free: the library is done with the id; free it. No xcma lock held.
@@ -59,6 +62,7 @@ struct xcma_life_dev;
 struct xcma_life_id_ops {
 	int (*event)(struct xcma_life_id *id, unsigned int cm_event, int status);
 	void (*cancel)(struct xcma_life_id *id, unsigned int state);
+	void (*group_drop)(struct xcma_life_id *id, struct xcma_fsm_link *group);
 	void (*release_dev)(struct xcma_life_id *id, struct xcma_life_dev *dev);
 	void (*free)(struct xcma_life_id *id);
 };

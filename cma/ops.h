@@ -14,6 +14,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
 
 typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
@@ -100,6 +101,11 @@ struct xcma_ops {
 	int (*query_gid)(struct ib_device *dev, u32 port, int index,
 			 union ib_gid *gid);
 	bool (*queue_route)(struct work_struct *work);
+	int (*init_mc_ah)(struct ib_device *dev, u32 port,
+			  struct ib_sa_mcmember_rec *rec,
+			  struct net_device *ndev, enum ib_gid_type type,
+			  struct rdma_ah_attr *ah);
+	bool (*queue_mc)(struct work_struct *work);
 };
 
 /* wrappers of static inlines, so that each entry has an address */
@@ -114,7 +120,7 @@ static inline int xcma_ops_destroy_qp(struct ib_qp *qp)
 	return ib_destroy_qp(qp);
 }
 
-/* the work item that stands for a RoCE route query */
+/* the work item that stands for a RoCE route query, or delivers a join */
 static inline bool xcma_ops_queue_route(struct work_struct *work)
 {
 	return queue_work(system_unbound_wq, work);
@@ -148,6 +154,8 @@ static inline bool xcma_ops_queue_route(struct work_struct *work)
 	.get_port_state = ib_get_cached_port_state,		\
 	.query_gid = rdma_query_gid,				\
 	.queue_route = xcma_ops_queue_route,			\
+	.init_mc_ah = ib_init_ah_from_mcmember,			\
+	.queue_mc = xcma_ops_queue_route,			\
 }
 
 #ifdef XCMA_OPS_SEAM

@@ -142,6 +142,8 @@ void release_dev(xcma_fsm_id *id)
 	id->dev = nullptr;
 	xcma_plat_ctx_unlock(ctx);
 
+	/* no group joins from here on (the device is gone from the id) */
+	drop_groups(id);
 	xcma_plat_id_release_dev(id, dev);
 	dev_put(dev);
 }

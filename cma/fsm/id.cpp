@@ -119,6 +119,7 @@ extern "C" void xcma_fsm_id_init(xcma_fsm_id *id, xcma_fsm_ctx *ctx)
 	list_init(&id->children);
 	list_init(&id->child_item);
 	list_init(&id->listen_item);
+	list_init(&id->groups);
 }
 
 extern "C" unsigned int xcma_fsm_id_state(xcma_fsm_id *id)
@@ -298,3 +299,65 @@ extern "C" int xcma_fsm_id_destroy(xcma_fsm_id *id)
 	xcma_plat_id_handler_lock(id, XCMA_FSM_LOCK_DESTROY);
 	return destroy_handler_unlock(id, XCMA_FSM_NO_STATE).err;
 }
+
+/*
+ * The ctx lock orders a join against release_dev(), which clears @dev
+ * under it before draining: a group is linked either before the drain
+ * (and dropped by it) or not at all.
+ */
+extern "C" int xcma_fsm_id_group_add(xcma_fsm_id *id, xcma_fsm_link *group)
+{
+	xcma_plat_ctx_lock(id->ctx);
+	if (!id->dev) {
+		xcma_plat_ctx_unlock(id->ctx);
+		return -XCMA_EINVAL;
+	}
+	xcma_plat_id_lock(id);
+	Step s = lookup(id->state, XCMA_EV_JOIN_MULTICAST);
+	if (s.ok())
+		list_add_tail(group, &id->groups);
+	xcma_plat_id_unlock(id);
+	xcma_plat_ctx_unlock(id->ctx);
+	return s.err;
+}
+
+extern "C" xcma_fsm_link *
+xcma_fsm_id_group_take(xcma_fsm_id *id,
+		       int (*match)(xcma_fsm_link *group, const void *arg),
+		       const void *arg)
+{
+	xcma_fsm_link *found = nullptr;
+
+	xcma_plat_id_lock(id);
+	for (xcma_fsm_link *l = id->groups.next; l != &id->groups;
+	     l = l->next) {
+		if (match(l, arg)) {
+			list_del_init(l);
+			found = l;
+			break;
+		}
+	}
+	xcma_plat_id_unlock(id);
+	return found;
+}
+
+namespace xcma::fsm
+{
+
+/* Each group still linked goes to its owner, once; no lock held. */
+void drop_groups(xcma_fsm_id *id)
+{
+	for (;;) {
+		xcma_plat_id_lock(id);
+		xcma_fsm_link *l = list_empty(&id->groups) ? nullptr :
+							     id->groups.next;
+		if (l)
+			list_del_init(l);
+		xcma_plat_id_unlock(id);
+		if (!l)
+			return;
+		xcma_plat_id_group_drop(id, l);
+	}
+}
+
+} /* namespace xcma::fsm */

@@ -33,6 +33,7 @@ void destroy_live_handler_unlock(xcma_fsm_id *id, u32 removal_prev);
 Status attach_locked(xcma_fsm_id *id, xcma_fsm_dev *dev);
 Status listen_on_dev_locked(xcma_fsm_id *parent, xcma_fsm_dev *dev);
 void release_dev(xcma_fsm_id *id);
+void drop_groups(xcma_fsm_id *id);
 void cancel_listens(xcma_fsm_id *id);
 
 } /* namespace xcma::fsm */

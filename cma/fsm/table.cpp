@@ -98,6 +98,13 @@ constexpr Rule rules[] = {
 	{ XCMA_EV_SET_AFONLY, "set_afonly", kOp,
 	  bit(XCMA_FSM_IDLE) | bit(XCMA_FSM_ADDR_BOUND), kSame, kNone, false,
 	  kInval },
+	/*
+	 * rdma_join_multicast(): on a bound or resolved id only (the device
+	 * is checked by xcma_fsm_id_group_add())
+	 */
+	{ XCMA_EV_JOIN_MULTICAST, "join_multicast", kOp,
+	  bit(XCMA_FSM_ADDR_BOUND) | bit(XCMA_FSM_ADDR_RESOLVED), kSame, kNone,
+	  false, kInval },
 
 	/* addr_handler(), cma_work_handler() */
 	{ XCMA_EV_ADDR_RESOLVED, "addr_resolved", kNote,

@@ -111,6 +111,7 @@ enum xcma_fsm_event {
 	XCMA_EV_SET_REUSEADDR,
 	XCMA_EV_CLEAR_REUSEADDR,
 	XCMA_EV_SET_AFONLY,
+	XCMA_EV_JOIN_MULTICAST,
 	/* notifications */
 	XCMA_EV_ADDR_RESOLVED,
 	XCMA_EV_ADDR_ERROR,
@@ -205,6 +206,9 @@ struct xcma_fsm_dev {
  * @child_item: on @parent->children until claimed for destruction by the
  *	parent's destroy or by device removal (ctx lock)
  * @listen_item: on @ctx->listeners while XCMA_FSM_F_WILDCARD (ctx lock)
+ * @groups: multicast groups joined and not left yet (id lock); linked only
+ *	while @dev is set, emptied by the release of @dev, so each group is
+ *	taken off exactly once, by its leave or by that release
  *
  * The C container also provides a refcount (initialised to 1 before
  * xcma_fsm_id_init()), the id lock, the handler lock and what the
@@ -220,6 +224,7 @@ struct xcma_fsm_id {
 	struct xcma_fsm_link children;
 	struct xcma_fsm_link child_item;
 	struct xcma_fsm_link listen_item;
+	struct xcma_fsm_link groups;
 };
 
 /* xcma_fsm_id_deliver() and xcma_fsm_id_leave() results (>= 0) */
@@ -291,6 +296,26 @@ XCMA_MUST_CHECK int xcma_fsm_id_deliver_req(struct xcma_fsm_id *listener,
 					    struct xcma_fsm_id *conn,
 					    int status);
 XCMA_MUST_CHECK int xcma_fsm_id_destroy(struct xcma_fsm_id *id);
+/*
+ * Multicast groups of an id (the C side owns their memory, the library
+ * their membership of the id):
+ *   xcma_fsm_id_group_add()   rdma_join_multicast(): links @group if the
+ *                             table allows a join and the id holds a
+ *                             device; else -errno, nothing linked
+ *   xcma_fsm_id_group_take()  rdma_leave_multicast(): unlinks and returns
+ *                             the first group @match accepts, or NULL
+ *   xcma_plat_id_group_drop() called for each group still linked when the
+ *                             id lets go of its device (destroy, an error
+ *                             path), before xcma_plat_id_release_dev()
+ * A group reaches its owner exactly once: from take or from drop.
+ */
+XCMA_MUST_CHECK int xcma_fsm_id_group_add(struct xcma_fsm_id *id,
+					  struct xcma_fsm_link *group);
+struct xcma_fsm_link *
+xcma_fsm_id_group_take(struct xcma_fsm_id *id,
+		       int (*match)(struct xcma_fsm_link *group,
+				    const void *arg),
+		       const void *arg);
 
 void xcma_fsm_dev_init(struct xcma_fsm_dev *dev, struct xcma_fsm_ctx *ctx);
 XCMA_MUST_CHECK int xcma_fsm_dev_add(struct xcma_fsm_dev *dev);
@@ -353,6 +378,9 @@ int xcma_plat_id_event(struct xcma_fsm_id *id, unsigned int cm_event,
 		       int status);
 /* Cancel the operation pending in @state; once per id, no lock held. */
 void xcma_plat_id_cancel(struct xcma_fsm_id *id, unsigned int state);
+/* @group, unlinked from @id, is left and released; no lock held. */
+void xcma_plat_id_group_drop(struct xcma_fsm_id *id,
+			     struct xcma_fsm_link *group);
 /* The id lets go of @dev (gid attrs etc.); no lock held. */
 void xcma_plat_id_release_dev(struct xcma_fsm_id *id,
 			      struct xcma_fsm_dev *dev);

@@ -232,6 +232,86 @@ TEST_F(Protocol, LeaveWithNonZeroDestroys)
 	EXPECT_EQ(d.refs, 1u);
 }
 
+TEST_F(Protocol, GroupJoinNeedsABoundOrResolvedIdWithADevice)
+{
+	TDev &d = new_tdev("d");
+	TId &idle = new_tid("idle");
+	TId &t = bound("a", d);
+	TGroup g0, g1;
+	g0.addr = 1;
+	EXPECT_EQ(xcma_fsm_id_group_add(&idle.fsm, &g0.link), kEINVAL);
+	EXPECT_EQ(idle.fsm.groups.next, &idle.fsm.groups);
+	t.fsm.state = XCMA_FSM_ROUTE_RESOLVED;
+	EXPECT_EQ(xcma_fsm_id_group_add(&t.fsm, &g0.link), kEINVAL);
+	t.fsm.state = XCMA_FSM_ADDR_RESOLVED;
+	EXPECT_EQ(xcma_fsm_id_group_add(&t.fsm, &g0.link), 0);
+	t.fsm.state = XCMA_FSM_ADDR_BOUND;
+	EXPECT_EQ(xcma_fsm_id_group_add(&t.fsm, &g1.link), 0);
+	EXPECT_FALSE(t.lock);
+	EXPECT_EQ(xcma_fsm_id_destroy(&t.fsm), 0);
+	EXPECT_EQ(xcma_fsm_id_destroy(&idle.fsm), 0);
+	EXPECT_EQ(g0.drops + g1.drops, 2);
+}
+
+TEST_F(Protocol, GroupTakenByLeaveIsNotDroppedByDestroy)
+{
+	TDev &d = new_tdev("d");
+	TId &t = bound("a", d);
+	TGroup g0, g1;
+	g0.addr = 1;
+	g1.addr = 2;
+	ASSERT_EQ(xcma_fsm_id_group_add(&t.fsm, &g0.link), 0);
+	ASSERT_EQ(xcma_fsm_id_group_add(&t.fsm, &g1.link), 0);
+	int addr = 1, unknown = 3;
+	EXPECT_EQ(xcma_fsm_id_group_take(&t.fsm, tgroup_match, &unknown),
+		  nullptr);
+	EXPECT_EQ(xcma_fsm_id_group_take(&t.fsm, tgroup_match, &addr),
+		  &g0.link);
+	/* leaving twice finds nothing the second time */
+	EXPECT_EQ(xcma_fsm_id_group_take(&t.fsm, tgroup_match, &addr),
+		  nullptr);
+	EXPECT_EQ(xcma_fsm_id_destroy(&t.fsm), 0);
+	EXPECT_EQ(g0.drops, 0);
+	EXPECT_EQ(g1.drops, 1);
+	/* dropped before the device is let go */
+	EXPECT_EQ(world.log, (std::vector<std::string>{
+				     "cancel a ADDR_BOUND", "drop a 2",
+				     "release a d", "free a" }));
+}
+
+TEST_F(Protocol, GroupsAreDroppedByDetachAndNoneJoinAfter)
+{
+	TDev &d = new_tdev("d");
+	TId &t = bound("a", d);
+	TGroup g0, g1;
+	ASSERT_EQ(xcma_fsm_id_group_add(&t.fsm, &g0.link), 0);
+	xcma_fsm_id_detach(&t.fsm);
+	EXPECT_EQ(g0.drops, 1);
+	EXPECT_EQ(xcma_fsm_id_group_add(&t.fsm, &g1.link), kEINVAL);
+	EXPECT_EQ(xcma_fsm_id_destroy(&t.fsm), 0);
+	EXPECT_EQ(g0.drops, 1);
+	EXPECT_EQ(g1.drops, 0);
+}
+
+TEST_F(Protocol, GroupsOfARemovedDeviceGoWithTheUsersDestroy)
+{
+	TDev &d = new_tdev("d");
+	TId &t = bound("a", d);
+	TGroup g0, g1;
+	ASSERT_EQ(xcma_fsm_id_group_add(&t.fsm, &g0.link), 0);
+	world.on_dev_sleep = [&](TDev &) {
+		/* after DEVICE_REMOVAL: no join, the user destroys */
+		EXPECT_EQ(g0.drops, 0);
+		EXPECT_EQ(xcma_fsm_id_group_add(&t.fsm, &g1.link), kEINVAL);
+		EXPECT_EQ(xcma_fsm_id_destroy(&t.fsm), 0);
+		return 0;
+	};
+	xcma_fsm_dev_remove(&d.fsm);
+	EXPECT_EQ(g0.drops, 1);
+	EXPECT_EQ(g1.drops, 0);
+	EXPECT_EQ(d.refs, 0u);
+}
+
 TEST_F(Protocol, DetachReleasesTheDevice)
 {
 	TDev &d = new_tdev("d");

@@ -211,6 +211,10 @@ void xcma_plat_id_cancel(xcma_fsm_id *f, unsigned int)
 	CHECK(of(f).cancels.fetch_add(1) == 0, "%s cancelled twice",
 	      of(f).name);
 }
+void xcma_plat_id_group_drop(xcma_fsm_id *, xcma_fsm_link *)
+{
+	CHECK(false, "%s", "no scenario here joins a group");
+}
 void xcma_plat_id_release_dev(xcma_fsm_id *, xcma_fsm_dev *d)
 {
 	CHECK(!of(d).removed, "G5: device touched after removal");

@@ -94,6 +94,9 @@ Expect expected(unsigned s, unsigned ev)
 		return only(IDLE, SAME);
 	case XCMA_EV_SET_AFONLY: /* rdma_set_afonly */
 		return { s == IDLE || s == ADDR_BOUND, s, kEINVAL, -1 };
+	case XCMA_EV_JOIN_MULTICAST: /* rdma_join_multicast */
+		return { s == ADDR_BOUND || s == ADDR_RESOLVED, s, kEINVAL,
+			 -1 };
 	case XCMA_EV_ADDR_RESOLVED: /* addr_handler */
 		return only(ADDR_QUERY, ADDR_RESOLVED, 0);
 	case XCMA_EV_ADDR_ERROR:

@@ -181,6 +181,16 @@ void xcma_plat_id_cancel(xcma_fsm_id *fsm, unsigned int state)
 			  xcma_fsm_state_name(state));
 }
 
+void xcma_plat_id_group_drop(xcma_fsm_id *fsm, xcma_fsm_link *l)
+{
+	TGroup *g = reinterpret_cast<TGroup *>(l);
+
+	EXPECT_FALSE(tid(fsm).lock) << "group dropped under the id lock";
+	g->drops++;
+	tw->log.push_back("drop " + tid(fsm).name + " " +
+			  std::to_string(g->addr));
+}
+
 void xcma_plat_id_release_dev(xcma_fsm_id *fsm, xcma_fsm_dev *dfsm)
 {
 	TId &t = tid(fsm);

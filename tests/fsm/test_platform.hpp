@@ -30,6 +30,20 @@ struct TId {
 	std::function<void(TId &, unsigned)> on_event;
 };
 
+/* a multicast group as the C side keeps one: linked on its id's groups */
+struct TGroup {
+	xcma_fsm_link link;
+	int addr = 0;
+	int drops = 0;
+};
+
+inline int tgroup_match(xcma_fsm_link *l, const void *arg)
+{
+	const TGroup *g = reinterpret_cast<const TGroup *>(l);
+
+	return g->addr == *static_cast<const int *>(arg);
+}
+
 struct TDev {
 	xcma_fsm_dev fsm;
 	std::string name;

@@ -75,6 +75,17 @@ struct ModelDev {
 	unsigned holders_at_start = 0; /* user ids attached at removal start */
 };
 
+/* a multicast group of an id (xcma_fsm_id_group_add/_take/_drop) */
+constexpr int kMaxGroups = 4;
+struct ModelGroup {
+	xcma_fsm_link link; /* first: the platform casts back from it */
+	const char *name = nullptr;
+	int owner = -1; /* id */
+	int dev = -1; /* the owner's device when joined */
+	bool joined = false; /* group_add accepted it */
+	int releases = 0; /* taken by a leave or dropped by the library */
+};
+
 struct World {
 	xcma_fsm_ctx ctx;
 	int ctx_lock = -1;
@@ -84,6 +95,8 @@ struct World {
 	int ndevs = 0;
 	int child_slots[kMaxIds]; /* pool handed out by listen_child */
 	int nchild_slots = 0;
+	ModelGroup groups[kMaxGroups];
+	int ngroups = 0;
 };
 
 extern World W;
@@ -124,6 +137,10 @@ void expect_ok(int err, const char *what);
 void user_destroy(int i);
 void user_destroy_once(int i);
 void reap(int i);
+/* a group of id @i, not joined yet */
+int new_group(const char *name, int i, int d);
+/* the group's owner lets go of it: once, or the check fails (G8) */
+void release_group(ModelGroup &g, const char *by);
 
 struct Scenario {
 	const char *name;

@@ -170,6 +170,34 @@ void user_destroy_once(int i)
 }
 
 /* user contract: an id that got DEVICE_REMOVAL is destroyed eventually */
+int new_group(const char *name, int i, int d)
+{
+	if (W.ngroups >= kMaxGroups)
+		fail(Rule::Model, "too many groups");
+	ModelGroup &g = W.groups[W.ngroups];
+	g.name = name;
+	g.owner = i;
+	g.dev = d;
+	return W.ngroups++;
+}
+
+/*
+ * The C side frees a group when it gets it back, so a second release is
+ * a use after free; and it leaves the group on the device, so the device
+ * must still be there (G5).
+ */
+void release_group(ModelGroup &g, const char *by)
+{
+	if (!g.joined)
+		fail(Rule::G8, "%s released by %s but never joined", g.name, by);
+	if (++g.releases > 1)
+		fail(Rule::G8, "%s released twice (again by %s): used after free",
+		     g.name, by);
+	if (g.dev >= 0 && dev(g.dev).remove_returned)
+		fail(Rule::G5, "%s left after removal of %s returned", g.name,
+		     dev(g.dev).name);
+}
+
 void reap(int i)
 {
 	await([](int k) {
@@ -367,6 +395,19 @@ void xcma_plat_id_cancel(xcma_fsm_id *fsm, unsigned int state)
 		     xcma_fsm_state_name(state),
 		     xcma_fsm_state_name(m.last_live));
 	m.cancel_state = state;
+}
+
+void xcma_plat_id_group_drop(xcma_fsm_id *fsm, xcma_fsm_link *l)
+{
+	ModelId &m = of(fsm);
+	ModelGroup *g = reinterpret_cast<ModelGroup *>(l);
+
+	if (g < W.groups || g >= W.groups + W.ngroups)
+		fail(Rule::Api, "group_drop with a foreign group");
+	sched(Wait::None, "group_drop", g->name);
+	if (&id(g->owner) != &m)
+		fail(Rule::Api, "%s dropped by %s", g->name, m.name);
+	release_group(*g, "drop");
 }
 
 void xcma_plat_id_release_dev(xcma_fsm_id *fsm, xcma_fsm_dev *dfsm)

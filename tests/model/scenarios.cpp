@@ -367,6 +367,64 @@ void s10()
 	spawn("reap_A", run_reap, s10_a);
 }
 
+/*
+ * S11: an id with two multicast groups joined. Its user joins a third,
+ * leaves the first and destroys the id; a MULTICAST_JOIN work item is in
+ * flight; the device is removed. Every joined group is released exactly
+ * once (by its leave or by the library), before the removal returns.
+ */
+int s11_id, s11_g[3];
+
+int match_group(xcma_fsm_link *l, const void *arg)
+{
+	return l == arg;
+}
+
+void join_group(int k)
+{
+	ModelGroup &g = W.groups[k];
+	int err = xcma_fsm_id_group_add(&id(g.owner).fsm, &g.link);
+
+	if (err && err != -XCMA_EINVAL)
+		fail(Rule::Api, "join %s: %d", g.name, err);
+	g.joined = !err;
+}
+
+void leave_group(int k)
+{
+	ModelGroup &g = W.groups[k];
+	xcma_fsm_link *l =
+		xcma_fsm_id_group_take(&id(g.owner).fsm, match_group, &g.link);
+
+	if (l)
+		release_group(g, "leave");
+}
+
+void run_mc_user(int i)
+{
+	join_group(s11_g[2]);
+	leave_group(s11_g[0]);
+	user_destroy_once(i);
+}
+
+void s11()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	s11_id = id_on("A", d, XCMA_FSM_ADDR_BOUND);
+	s11_g[0] = new_group("g0", s11_id, d);
+	s11_g[1] = new_group("g1", s11_id, d);
+	s11_g[2] = new_group("g2", s11_id, d);
+	join_group(s11_g[0]);
+	join_group(s11_g[1]);
+	if (!W.groups[s11_g[0]].joined || !W.groups[s11_g[1]].joined)
+		fail(Rule::Model, "setup: groups not joined");
+	spawn("mc_join_work", run_source,
+	      source(s11_id, XCMA_EV_MULTICAST_JOIN));
+	spawn("user", run_mc_user, s11_id);
+	spawn("remover", run_remove, d);
+}
+
 const Scenario list[] = {
 	{ "S1_destroy_vs_removal", "destroy vs removal, idle and bound id",
 	  s1, 4 },
@@ -397,6 +455,10 @@ const Scenario list[] = {
 	  "a REP entered, fired and left by its source (destroy by return) "
 	  "vs removal vs another id detaching",
 	  s10, 2 },
+	{ "S11_groups_leave_destroy_removal",
+	  "an id's multicast groups: join, leave and destroy by the user vs "
+	  "a MULTICAST_JOIN in flight vs removal",
+	  s11, 3 },
 };
 
 } /* namespace */

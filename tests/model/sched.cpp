@@ -250,6 +250,13 @@ void check_end()
 			     "%s keeps %u references once every id is gone",
 			     md.name, md.refs);
 	}
+	for (int k = 0; k < W.ngroups && !S.failed; k++) {
+		ModelGroup &g = W.groups[k];
+
+		if (g.joined && g.releases != 1)
+			fail(Rule::G8, "%s released %d times", g.name,
+			     g.releases);
+	}
 	if (!S.failed && W.ctx_lock != -1)
 		fail(Rule::G8, "ctx lock still held");
 	if (!S.failed && (W.ctx.listeners.next != &W.ctx.listeners))
