@@ -5,6 +5,7 @@
  */
 #include <linux/module.h>
 
+#include "configfs.h"
 #include "id.h"
 #include "netdev.h"
 #include "port.h"
@@ -23,9 +24,14 @@ static int __init xcma_init(void)
 	ret = xcma_device_init();
 	if (ret)
 		goto err_netdev;
+	ret = xcma_configfs_init();
+	if (ret)
+		goto err_device;
 	pr_info("xcma: loaded (%s mode)\n", XCMA_MODE_NAME);
 	return 0;
 
+err_device:
+	xcma_device_exit();
 err_netdev:
 	xcma_netdev_exit();
 err_cache:
@@ -35,6 +41,7 @@ err_cache:
 
 static void __exit xcma_exit(void)
 {
+	xcma_configfs_exit();
 	xcma_device_exit();
 	xcma_netdev_exit();
 	xcma_port_exit();
