@@ -92,29 +92,33 @@ static void on_rxe0(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, xcma_device_with("rxe0", rxe_call, &a), 0);
 }
 
+static int set_type(struct xcma_device *dev, int type)
+{
+	return xcma_defaults_set_gid_type(dev, 1, type);
+}
+
 static void check_rules(struct kunit *test, struct xcma_device *dev)
 {
+	const int v2 = IB_GID_TYPE_ROCE_UDP_ENCAP;
+
 	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 1),
 			IB_GID_TYPE_ROCE_UDP_ENCAP);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev, 1), 0);
 	/* rxe has no RoCE v1: "IB/RoCE v1" is refused, as in-tree */
 	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1, IB_GID_TYPE_IB),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1,
-				IB_GID_TYPE_ROCE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_type(dev, IB_GID_TYPE_ROCE), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1, 99), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1, -1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 1),
 			IB_GID_TYPE_ROCE_UDP_ENCAP);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1,
-				IB_GID_TYPE_ROCE_UDP_ENCAP), 0);
+	KUNIT_EXPECT_EQ(test, set_type(dev, IB_GID_TYPE_ROCE_UDP_ENCAP), 0);
 	/* ports the device lacks */
 	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev, 2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev, 0, 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 2,
-				IB_GID_TYPE_ROCE_UDP_ENCAP), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 2, v2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev, 1, 255), 0);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev, 1), 255);
 	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev, 1, 0), 0);

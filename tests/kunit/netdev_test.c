@@ -253,6 +253,13 @@ static bool bg_wait(struct bg *g)
 					   msecs_to_jiffies(WAIT_MS)) > 0;
 }
 
+/* the side's blocked callback has started */
+static bool entered(struct side *s)
+{
+	return wait_for_completion_timeout(&s->entered,
+					   msecs_to_jiffies(WAIT_MS)) > 0;
+}
+
 static bool wait_state(struct rdma_cm_id *id, unsigned int state)
 {
 	int i;
@@ -280,8 +287,7 @@ static void netdev_not_after_destroy(struct kunit *test)
 	sa->block_on = RDMA_CM_EVENT_ADDR_CHANGE + 1;
 	ndev = eth0_new_mac(test, NULL);
 	KUNIT_EXPECT_EQ(test, failover(test, ndev), 2);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&sa->entered,
-						msecs_to_jiffies(WAIT_MS)));
+	KUNIT_ASSERT_TRUE(test, entered(sa));
 	g->id = b;
 	bg_start(test, g);
 	KUNIT_EXPECT_TRUE(test, wait_state(b, XCMA_FSM_DESTROYING));
@@ -319,8 +325,7 @@ static void netdev_racing_removal(struct kunit *test)
 	sa->block_on = RDMA_CM_EVENT_ADDR_CHANGE + 1;
 	KUNIT_ASSERT_EQ(test, set_mac(ndev, m0), 0);
 	KUNIT_EXPECT_EQ(test, failover(test, ndev), 1);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&sa->entered,
-						msecs_to_jiffies(WAIT_MS)));
+	KUNIT_ASSERT_TRUE(test, entered(sa));
 	KUNIT_ASSERT_EQ(test, set_mac(ndev, m1), 0);
 	KUNIT_EXPECT_EQ(test, failover(test, ndev), 1);
 	g->cmd = CM_RXE_DELETE;
