@@ -12,6 +12,7 @@
  */
 #include <linux/if_bonding.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
@@ -135,6 +136,17 @@ int xcma_netdev_init(void)
 {
 	int ret;
 
+	/*
+	 * The notifier takes the ctx lock under rtnl, which only a bond's
+	 * failover exercises: tell lockdep the order up front, so that rtnl
+	 * taken under the ctx lock is reported without a bond.
+	 */
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		rtnl_lock();
+		mutex_lock(&xcma_life.lock);
+		mutex_unlock(&xcma_life.lock);
+		rtnl_unlock();
+	}
 	netdev_wq = alloc_ordered_workqueue("xcma_netdev", WQ_MEM_RECLAIM);
 	if (!netdev_wq)
 		return -ENOMEM;

@@ -132,8 +132,13 @@ static struct rdma_cm_id *resolved(struct kunit *test, struct side *s)
 static int failover(struct kunit *test, struct net_device *ndev)
 {
 	struct xcma_netdev_scan scan = { .ndev = ndev };
+	int ret;
 
-	KUNIT_EXPECT_EQ(test, xcma_netdev_addr_change(&scan), 0);
+	/* under rtnl, as the notifier runs */
+	rtnl_lock();
+	ret = xcma_netdev_addr_change(&scan);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, ret, 0);
 	return scan.queued;
 }
 
