@@ -15,6 +15,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 
+#include "defaults.h"
 #include "id.h"
 #include "lifecycle.h"
 #include "listen.h"
@@ -43,12 +44,13 @@ static int add_one(struct ib_device *ibdev)
 	if (!dev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
+	ret = xcma_defaults_init(dev);
+	if (ret)
+		goto err_dev;
 	/* visible to wildcard listeners from here; on error already removed */
 	ret = xcma_life_dev_init(&dev->life);
-	if (ret) {
-		kfree(dev);
-		return ret;
-	}
+	if (ret)
+		goto err_defaults;
 
 	mutex_lock(&devices_lock);
 	list_add_tail(&dev->list, &devices);
@@ -60,6 +62,12 @@ static int add_one(struct ib_device *ibdev)
 	trace_cm_add_one(ibdev);
 	pr_info("xcma: %s: added\n", dev_name(&ibdev->dev));
 	return 0;
+
+err_defaults:
+	xcma_defaults_free(dev);
+err_dev:
+	kfree(dev);
+	return ret;
 }
 
 static void remove_one(struct ib_device *ibdev, void *client_data)
@@ -81,6 +89,7 @@ static void remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&devices_lock);
 	pr_info("xcma: %s: removed\n", dev_name(&ibdev->dev));
 	xcma_life_dev_destroy(&dev->life);
+	xcma_defaults_free(dev);
 	kfree(dev);
 }
 
@@ -129,16 +138,55 @@ int xcma_device_query(const char *name, int *state, unsigned int *holders)
 }
 EXPORT_SYMBOL_NS_GPL(xcma_device_query, XCMA_INTERNAL);
 
-static const struct ib_gid_attr *find_gid(struct ib_device *ibdev, u32 port,
+/**
+ * xcma_device_with - run @fn on the device named @name
+ * @name: its ib_device name
+ * @fn: called with devices_lock held: the device stays until it returns
+ * @arg: for @fn
+ *
+ * Return: what @fn returns, or -ENODEV if xcma has no such device.
+ */
+int xcma_device_with(const char *name,
+		     int (*fn)(struct xcma_device *dev, void *arg), void *arg)
+{
+	struct xcma_device *dev;
+	int ret = -ENODEV;
+
+	mutex_lock(&devices_lock);
+	list_for_each_entry(dev, &devices, list) {
+		if (!strcmp(dev_name(&dev->ibdev->dev), name)) {
+			ret = fn(dev, arg);
+			break;
+		}
+	}
+	mutex_unlock(&devices_lock);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(xcma_device_with, XCMA_INTERNAL);
+
+/**
+ * xcma_device_of_id - the device an id holds
+ * @xid: an id attached to a device, which it holds until it releases it
+ *
+ * Return: the device, or NULL if the id holds none.
+ */
+struct xcma_device *xcma_device_of_id(struct xcma_id *xid)
+{
+	struct xcma_fsm_dev *fdev = READ_ONCE(xid->life.fsm.dev);
+
+	return fdev ? xcma_device_of_life(xcma_life_dev_of(fdev)) : NULL;
+}
+
+/* the source GID of the port's default type (RoCE v2 unless configured) */
+static const struct ib_gid_attr *find_gid(struct xcma_device *dev, u32 port,
 					  const union ib_gid *gid,
 					  struct net_device *ndev)
 {
-	enum ib_gid_type type = IB_GID_TYPE_ROCE;
+	int type = xcma_defaults_gid_type(dev, port);
 
-	/* RoCE v2 where the port has it, as the in-tree CM prefers */
-	if (rdma_protocol_roce_udp_encap(ibdev, port))
-		type = IB_GID_TYPE_ROCE_UDP_ENCAP;
-	return xcma_ops->find_gid_by_port(ibdev, gid, type, port, ndev);
+	if (type < 0)
+		return ERR_PTR(type);
+	return xcma_ops->find_gid_by_port(dev->ibdev, gid, type, port, ndev);
 }
 
 /**
@@ -171,7 +219,7 @@ int xcma_device_acquire(struct xcma_id *xid)
 		rdma_for_each_port(dev->ibdev, port) {
 			if (!rdma_protocol_roce(dev->ibdev, port))
 				continue;
-			attr = find_gid(dev->ibdev, port, &gid, ndev);
+			attr = find_gid(dev, port, &gid, ndev);
 			if (IS_ERR(attr))
 				continue;
 			ret = xcma_id_attach(xid, dev);

@@ -5,7 +5,9 @@
  */
 #include <linux/module.h>
 
+#include "configfs.h"
 #include "id.h"
+#include "netdev.h"
 #include "port.h"
 #include "xcma.h"
 
@@ -16,12 +18,22 @@ static int __init xcma_init(void)
 	ret = xcma_id_cache_init();
 	if (ret)
 		return ret;
-	ret = xcma_device_init();
+	ret = xcma_netdev_init();
 	if (ret)
 		goto err_cache;
+	ret = xcma_device_init();
+	if (ret)
+		goto err_netdev;
+	ret = xcma_configfs_init();
+	if (ret)
+		goto err_device;
 	pr_info("xcma: loaded (%s mode)\n", XCMA_MODE_NAME);
 	return 0;
 
+err_device:
+	xcma_device_exit();
+err_netdev:
+	xcma_netdev_exit();
 err_cache:
 	xcma_id_cache_exit();
 	return ret;
@@ -29,7 +41,9 @@ err_cache:
 
 static void __exit xcma_exit(void)
 {
+	xcma_configfs_exit();
 	xcma_device_exit();
+	xcma_netdev_exit();
 	xcma_port_exit();
 	xcma_id_cache_exit();
 	pr_info("xcma: unloaded\n");

@@ -19,6 +19,7 @@
 #include <rdma/ib_sa.h>
 
 #include "addr.h"
+#include "defaults.h"
 #include "id.h"
 #include "ops.h"
 #include "resolve.h"
@@ -361,10 +362,13 @@ static int iboe_route(struct xcma_id *xid)
 	const struct ib_gid_attr *attr = da->sgid_attr;
 	struct sa_path_rec *path;
 	struct net_device *ndev;
+	struct xcma_device *dev = xcma_device_of_id(xid);
+	int def_tos = dev ? xcma_defaults_tos(dev, xid->id.port_num) : 0;
 	u8 tos, life;
 
 	mutex_lock(&xid->qp_mutex);
-	tos = xid->tos_set ? xid->tos : 0;
+	/* the port's default (configfs default_roce_tos) unless the user set one */
+	tos = xid->tos_set ? xid->tos : max(def_tos, 0);
 	life = xid->timeout_set && xid->timeout ? xid->timeout - 1 :
 						  XCMA_IBOE_PACKET_LIFETIME;
 	mutex_unlock(&xid->qp_mutex);

@@ -13,6 +13,7 @@
 
 struct ib_device;
 struct xcma_id;
+struct xcma_port_defaults;
 
 #ifdef XCMA_SIDE_BY_SIDE
 #define XCMA_MODE_NAME "side-by-side"
@@ -25,11 +26,13 @@ struct xcma_id;
  * @ibdev: the device; valid until .remove for it returns
  * @list: entry in the device list (protected by device.c's devices_lock)
  * @life: lifecycle state and holders, owned by the library
+ * @defaults: per-port defaults for new ids (defaults.h), one per port
  */
 struct xcma_device {
 	struct ib_device *ibdev;
 	struct list_head list;
 	struct xcma_life_dev life;
+	struct xcma_port_defaults *defaults;
 };
 
 static inline struct xcma_device *xcma_device_of_life(struct xcma_life_dev *l)
@@ -57,5 +60,8 @@ struct xcma_device_counters {
 
 void xcma_device_get_counters(struct xcma_device_counters *c);
 int xcma_device_query(const char *name, int *state, unsigned int *holders);
+int xcma_device_with(const char *name,
+		     int (*fn)(struct xcma_device *dev, void *arg), void *arg);
+struct xcma_device *xcma_device_of_id(struct xcma_id *xid);
 
 #endif /* XCMA_H */

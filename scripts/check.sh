@@ -48,6 +48,19 @@ example() {
 	return $rc
 }
 
+# configfs_vm K NAME SUBSYS [vm.sh options]: tests/vm/configfs.sh on a stock
+# kernel against configfs subsystem SUBSYS; one case per check it prints
+configfs_vm() {
+	local k=$1 name=$2 subsys=$3 log=build/vm/configfs-$2.log vrc
+	shift 3
+	scripts/vm.sh -q -k "$k" -o "$log" -f tests/vm/configfs.sh "$@" -- \
+		"sh /xcma/configfs.sh $subsys" >"build/logs/configfs-$name.log" 2>&1
+	vrc=$?
+	grep -ao '\(PASS\|FAIL\) configfs/[^ ]*' "$log" | while read -r v c; do
+		record "$v" "stock/$name/${c#configfs/}"
+	done
+	[ "$vrc" = 0 ] && record PASS "stock/$name/vm" || record FAIL "stock/$name/vm"
+}
 # kunit_results BOOT LOG: the KUnit verdicts of one boot, as PASS/FAIL lines:
 # each leaf case (scripts/ktap.py), a failure when the boot ran no case at
 # all, one line per suite that tests/kunit/suites.txt expects of BOOT (a
@@ -278,6 +291,12 @@ for layer in $layers; do
 			run "stock/$k-hotplug" example $k hotplug
 			run "stock/$k-stuck-removal-named" example $k stuck
 			run "stock/$k-trace-events" example $k trace
+			# configfs rdma_cm/<dev>/ports/<n>: xcma's in drop-in
+			# mode, and side by side xcma's next to the in-tree
+			# one, which is the control for the same checks
+			configfs_vm $k $k-dropin rdma_cm
+			configfs_vm $k $k-sbs xcma --sbs --preload rdma_cm
+			configfs_vm $k $k-intree rdma_cm --sbs --preload rdma_cm
 			# a consumer built against the stock kernel alone (its
 			# symbol versions are the in-tree rdma_cm's) loads
 			# against xcma and works

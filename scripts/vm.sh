@@ -93,6 +93,10 @@ chmod +x "$stage/init"
 # virtio_pci and virtio_net are modules in Debian's 6.1, built in elsewhere;
 # ib_cm is what xcma.ko links against (busybox insmod loads no dependency)
 pre="virtio_pci virtio_net ib_cm $preload"
+# xcma.ko links against configfs where the kernel has it as a module
+if modprobe -d "$KMODS" -S "$KVER" --show-depends configfs 2>/dev/null | grep -q '^insmod'; then
+	pre="configfs $pre"
+fi
 {
 	printf 'XCMA_CMD=%q\n' "$cmd"
 	printf 'XCMA_PARAMS=%q\n' "$params"

@@ -305,6 +305,36 @@ extern "C" unsigned int xcma_fsm_dev_holders(xcma_fsm_dev *dev)
 }
 
 /*
+ * Netdev events concern the ids attached to devices that removal has not
+ * started on (an id removal reached gets DEVICE_REMOVAL, nothing else).
+ * @fn runs with the ctx lock held and may take a reference
+ * (xcma_fsm_id_get()): an id on a device's list still holds its creation
+ * reference. Per-device children of wildcard listeners are not visited:
+ * their user is the parent. A non-zero return of @fn stops the walk.
+ */
+extern "C" int xcma_fsm_ctx_for_each_id(xcma_fsm_ctx *ctx,
+					xcma_fsm_id_visit fn, void *arg)
+{
+	int ret = 0;
+
+	xcma_plat_ctx_lock(ctx);
+	for (xcma_fsm_link *d = ctx->devs.next; d != &ctx->devs && !ret;
+	     d = d->next) {
+		xcma_fsm_dev *dev = dev_of_ctx_item(d);
+
+		for (xcma_fsm_link *l = dev->ids.next; l != &dev->ids && !ret;
+		     l = l->next) {
+			xcma_fsm_id *id = id_of_dev_item(l);
+
+			if (!(id->flags & XCMA_FSM_F_INTERNAL))
+				ret = fn(id, arg);
+		}
+	}
+	xcma_plat_ctx_unlock(ctx);
+	return ret;
+}
+
+/*
  * ib_client.add: make the device visible and give every wildcard listener
  * a child on it. On failure the device has been removed again and may be
  * freed.

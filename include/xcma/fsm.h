@@ -322,6 +322,10 @@ XCMA_MUST_CHECK int xcma_fsm_dev_add(struct xcma_fsm_dev *dev);
 void xcma_fsm_dev_remove(struct xcma_fsm_dev *dev);
 unsigned int xcma_fsm_dev_state(struct xcma_fsm_dev *dev);
 const char *xcma_fsm_dev_state_name(unsigned int state);
+/* @fn for each id on a device not being removed (ctx lock held) */
+typedef int (*xcma_fsm_id_visit)(struct xcma_fsm_id *id, void *arg);
+int xcma_fsm_ctx_for_each_id(struct xcma_fsm_ctx *ctx, xcma_fsm_id_visit fn,
+			     void *arg);
 /* ids attached to @dev, i.e. that removal would wait for */
 unsigned int xcma_fsm_dev_holders(struct xcma_fsm_dev *dev);
 /* xcma_plat_dev_report_holder() for each of them (removal is late) */

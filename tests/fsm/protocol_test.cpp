@@ -573,3 +573,78 @@ TEST_F(Protocol, DeviceBoundListenerGetsDeviceRemoval)
 }
 
 } /* namespace */
+
+/* netdev events: attached ids of live devices, no children, no removed dev */
+TEST_F(Protocol, ForEachIdVisitsAttachedIdsOfLiveDevicesOnly)
+{
+	TDev &d1 = new_tdev("d1");
+	TDev &d2 = new_tdev("d2");
+	TId &a = bound("a", d1);
+	TId &b = bound("b", d2);
+	TId &u = new_tid("unbound");
+	TId &l = new_tid("wild");
+	op(l, XCMA_EV_BIND);
+	new_child_slot("wild.d1");
+	new_child_slot("wild.d2");
+	ASSERT_EQ(xcma_fsm_id_listen(&l.fsm), 0);
+
+	std::vector<std::string> seen;
+	auto visit = [](xcma_fsm_id *id, void *arg) -> int {
+		EXPECT_TRUE(tw->ctx_lock);
+		static_cast<std::vector<std::string> *>(arg)->push_back(
+			tid(id).name);
+		return 0;
+	};
+	EXPECT_EQ(xcma_fsm_ctx_for_each_id(&world.ctx, visit, &seen), 0);
+	EXPECT_EQ(seen, (std::vector<std::string>{ "a", "b" }));
+	EXPECT_FALSE(world.ctx_lock);
+
+	/* while d2 is being removed it is not walked */
+	world.on_dev_sleep = [&](TDev &) {
+		seen.clear();
+		EXPECT_EQ(xcma_fsm_ctx_for_each_id(&world.ctx, visit, &seen),
+			  0);
+		EXPECT_EQ(seen, (std::vector<std::string>{ "a" }));
+		EXPECT_EQ(xcma_fsm_id_destroy(&b.fsm), 0);
+		return 0;
+	};
+	xcma_fsm_dev_remove(&d2.fsm);
+
+	/* a non-zero return stops the walk */
+	TId &c = bound("c", d1);
+	seen.clear();
+	auto stop = [](xcma_fsm_id *id, void *arg) -> int {
+		static_cast<std::vector<std::string> *>(arg)->push_back(
+			tid(id).name);
+		return kENOMEM;
+	};
+	EXPECT_EQ(xcma_fsm_ctx_for_each_id(&world.ctx, stop, &seen), kENOMEM);
+	EXPECT_EQ(seen, (std::vector<std::string>{ "a" }));
+	EXPECT_FALSE(world.ctx_lock);
+	EXPECT_EQ(xcma_fsm_id_destroy(&a.fsm), 0);
+	EXPECT_EQ(xcma_fsm_id_destroy(&c.fsm), 0);
+	EXPECT_EQ(xcma_fsm_id_destroy(&l.fsm), 0);
+	EXPECT_EQ(xcma_fsm_id_destroy(&u.fsm), 0);
+}
+
+/* ADDR_CHANGE: in any live state, never after DEVICE_REMOVAL or destroy */
+TEST_F(Protocol, AddrChangeIsDeliveredThenDroppedAfterRemoval)
+{
+	TDev &d = new_tdev("d");
+	TId &a = connected("a", d);
+	EXPECT_EQ(xcma_fsm_id_deliver(&a.fsm, XCMA_EV_ADDR_CHANGE, 0, 0),
+		  XCMA_FSM_DELIVERED);
+	EXPECT_EQ(a.fsm.state, unsigned(XCMA_FSM_CONNECT));
+	world.on_dev_sleep = [&](TDev &) {
+		EXPECT_EQ(xcma_fsm_id_deliver(&a.fsm, XCMA_EV_ADDR_CHANGE, 0,
+					      0),
+			  XCMA_FSM_DROPPED);
+		EXPECT_EQ(xcma_fsm_id_destroy(&a.fsm), 0);
+		return 0;
+	};
+	xcma_fsm_dev_remove(&d.fsm);
+	EXPECT_EQ(a.events, (std::vector<unsigned>{
+				    XCMA_CM_EVENT_ADDR_CHANGE,
+				    XCMA_CM_EVENT_DEVICE_REMOVAL }));
+	EXPECT_TRUE(a.freed);
+}
