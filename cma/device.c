@@ -268,7 +268,7 @@ static void report_holder(struct xcma_life_dev *life, struct xcma_life_id *l)
 		dev_name(&dev->ibdev->dev), &xid->id,
 		xcma_fsm_state_name(xcma_fsm_id_state(&l->fsm)), xid->id.ps,
 		&xid->id.route.addr.src_addr, &xid->id.route.addr.dst_addr,
-		xid->owner);
+		xcma_id_owner(xid));
 }
 
 static const struct xcma_life_ctx_ops ctx_ops = {

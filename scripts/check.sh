@@ -125,6 +125,28 @@ plant() {
 	sed 's/^/    | /' "$vlog" | tail -4
 }
 
+# symvers KERNEL: every symbol the in-tree rdma_cm exports (Debian's
+# Module.symvers of KERNEL's headers) is in xcma's drop-in Module.symvers
+# with the same CRC; one verdict naming each missing or different symbol
+symvers() {
+	local k=$1 kdir ours bad
+	kdir=$(scripts/kernels.sh "$k" | sed -n 's/^KDIR=//p')
+	ours=build/mod/$k/Module.symvers
+	[ -f "$ours" ] || { record FAIL "symvers/$k (no $ours)"; return; }
+	bad=$(awk 'NR == FNR { crc[$2] = $1; next }
+		$3 == "drivers/infiniband/core/rdma_cm" {
+			n++
+			if (!($2 in crc)) print "missing:" $2
+			else if (crc[$2] != $1) print "crc:" $2 "(" crc[$2] "!=" $1 ")"
+		}
+		END { if (n != 35) print "in-tree-count:" n + 0 }' "$ours" "$kdir/Module.symvers")
+	if [ -z "$bad" ]; then
+		record PASS "symvers/$k"
+	else
+		record FAIL "symvers/$k ($(echo $bad))"
+	fi
+}
+
 for layer in $layers; do
 	ls0=$(date +%s)
 	echo "== $layer"
@@ -180,6 +202,7 @@ for layer in $layers; do
 			run "build/$k-examples" scripts/build-module.sh $k dropin examples
 			# built, never run here: make bench runs it
 			run "build/$k-bench" scripts/build-module.sh $k sbs bench
+			symvers $k
 		done
 		;;
 	style)
