@@ -182,6 +182,7 @@ int xcma_device_acquire(struct xcma_id *xid)
 			xid->id.device = dev->ibdev;
 			xid->id.port_num = port;
 			da->sgid_attr = attr;
+			xcma_id_track(xid);
 			goto out;
 		}
 	}
@@ -252,6 +253,7 @@ int xcma_device_acquire_loopback(struct xcma_id *xid)
 		ib_addr_set_pkey(da, pkey);
 		xid->id.device = found->ibdev;
 		xid->id.port_num = port;
+		xcma_id_track(xid);
 	}
 	mutex_unlock(&devices_lock);
 	return ret;

@@ -297,7 +297,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret)
 		goto out; /* conn is gone */
-	rdma_restrack_add(&conn->res);
+	xcma_id_track(conn);
 	/* the conn id takes over the ib_cm id */
 	conn->cm_id = cm_id;
 	cm_id->context = conn;

@@ -261,12 +261,27 @@ int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev)
 {
 	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
 
-	if (ret)
-		return ret;
-	trace_cm_id_attach(xid, dev->ibdev);
-	/* listed from here, as in-tree: restrack reads id.device */
-	rdma_restrack_add(&xid->res);
-	return 0;
+	if (!ret)
+		trace_cm_id_attach(xid, dev->ibdev);
+	return ret;
+}
+
+/**
+ * xcma_id_track - list an id that got its device in ib_core's restrack
+ * @xid: the id, id.device set
+ *
+ * As in-tree, ids appear once they have a device. The device's release
+ * (destroy or removal, id_release_dev()) unlists it; it first clears the
+ * library's device under the ctx lock, so checking that here under the
+ * same lock lists an id only if its release is still to come: never an
+ * entry left behind by a destroy or removal that raced the attach.
+ */
+void xcma_id_track(struct xcma_id *xid)
+{
+	mutex_lock(&xcma_life.lock);
+	if (xid->life.fsm.dev)
+		rdma_restrack_add(&xid->res);
+	mutex_unlock(&xcma_life.lock);
 }
 
 /**

@@ -172,6 +172,7 @@ int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
 		    struct rdma_cm_event *ev);
 int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
 int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
+void xcma_id_track(struct xcma_id *xid);
 void xcma_id_free_unused(struct xcma_id *xid);
 unsigned int xcma_id_live(void);
 int xcma_id_cache_init(void);

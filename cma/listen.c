@@ -151,7 +151,10 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	ret = xcma_listen_start(child);
 	if (ret)
 		goto err_free;
-	/* listed as the in-tree per-device listeners are */
+	/*
+	 * listed as the in-tree per-device listeners are; the library
+	 * attaches it in this same hold of the ctx lock
+	 */
 	rdma_restrack_add(&child->res);
 	*out = &child->life;
 	return 0;
