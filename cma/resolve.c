@@ -459,6 +459,7 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 {
 	struct xcma_id *xid = xcma_id_of(id);
 	struct rdma_dev_addr *da = &id->route.addr.dev_addr;
+	enum ib_gid_type gid_type;
 	struct sa_path_rec *path;
 	struct net_device *ndev;
 	int ret;
@@ -481,9 +482,9 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 			goto undo;
 		}
 		dev_put(ndev);
-		path->rec_type = sa_conv_gid_to_pathrec_type(
-			da->sgid_attr ? da->sgid_attr->gid_type :
-					ib_network_to_gid_type(da->network));
+		gid_type = da->sgid_attr ? da->sgid_attr->gid_type :
+					   ib_network_to_gid_type(da->network);
+		path->rec_type = sa_conv_gid_to_pathrec_type(gid_type);
 		path->roce.route_resolved = true;
 		sa_path_set_dmac(path, da->dst_dev_addr);
 	}

@@ -53,10 +53,10 @@ struct xcma_intree_id {
 	int internal_id;
 	unsigned int state; /* enum rdma_cm_state, read by nldev */
 	spinlock_t lock;
-	struct mutex qp_mutex;
+	struct mutex qp_mutex; /* its size moves what follows */
 	struct completion comp;
 	refcount_t refcount;
-	struct mutex handler_mutex;
+	struct mutex handler_mutex; /* as qp_mutex */
 	int backlog;
 	int timeout_ms;
 	void *query;

@@ -215,7 +215,8 @@ for layer in $layers; do
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
 		# every suite but the very slow ones, which get boots of their own
 		ko=build/mod/kunit/tests/kunit/xcma_kunit.ko
-		kunit_vm main $ko 'insmod xcma_kunit.ko' -a 'kunit.filter=speed>very_slow'
+		kunit_vm main $ko 'insmod xcma_kunit.ko' -a 'kunit.filter=speed>very_slow' \
+			-f tests/kunit/res_show.sh
 		# rxe0 deleted and re-added under load, round after round
 		kunit_vm removal-stress $ko \
 			"insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200}" \

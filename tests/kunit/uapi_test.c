@@ -13,6 +13,7 @@
 
 #include "../../cma/id.h"
 #include "cm_util.h"
+#include "xcma_kunit.h"
 
 /* an id of @s resolved to 10.99.0.1 (rxe0), ADDR_RESOLVED */
 static struct rdma_cm_id *resolved_id(struct kunit *test, struct side *s)
@@ -165,6 +166,60 @@ static void set_ib_path_without_netdev(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * What ib_core's netlink shows (rdma res show cm_id, through the in-tree
+ * private layout) against the ids this test made: a listener, an id with
+ * a resolved route and a QP, an id with only its address; an idle one is
+ * not listed. Needs tests/kunit/res_show.sh in /xcma (scripts/check.sh).
+ */
+#define RE_ID "^link.rxe0/1.cm-idn.[0-9]+."
+#define RE_OWNER "ps.TCP.comm.\\[%.15s.*."
+#define RE_SRC "src-addr.10.99.0.1:[0-9]+."
+#define RE_DST "dst-addr.10.99.0.1:18600.?$ "
+static const char listen_re[] = RE_ID "state.LISTEN." RE_OWNER
+	"src-addr.10.99.0.1:18611.dst-addr.0.0.0.0:0.?$ ";
+static const char route_re[] = RE_ID "lqpn.%u.qp-type.RC.state.ROUTE_RESOLVED."
+	RE_OWNER RE_SRC RE_DST;
+static const char addr_re[] = RE_ID "state.ADDR_RESOLVED." RE_OWNER RE_SRC
+	RE_DST;
+
+static void res_show_lists_the_ids(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	struct rdma_cm_id *idle = cm_new_id(test, s, IB_QPT_RC);
+	struct rdma_cm_id *lis = cm_new_id(test, s, IB_QPT_RC);
+	struct rdma_cm_id *qpid = resolved_id(test, s);
+	struct rdma_cm_id *addr = resolved_id(test, s);
+	struct sockaddr_storage l;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	char *cmd = kunit_kzalloc(test, 600, GFP_KERNEL);
+	int n = s->n, len;
+
+	cm_addr4(&l, "10.99.0.1", 18611);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 4), 0);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(qpid, 2000), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, n + 1));
+	KUNIT_ASSERT_EQ(test, s->ev[n], RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_ASSERT_EQ(test, cm_make_qp(qpid, &pd, &cq), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	len = scnprintf(cmd, 600, "/bin/sh /xcma/res_show.sh 3 ");
+	len += scnprintf(cmd + len, 600 - len, listen_re, KBUILD_MODNAME);
+	len += scnprintf(cmd + len, 600 - len, route_re,
+			 qpid->qp->qp_num, KBUILD_MODNAME);
+	len += scnprintf(cmd + len, 600 - len, addr_re, KBUILD_MODNAME);
+	KUNIT_ASSERT_LT(test, len, 599);
+	KUNIT_EXPECT_EQ(test, xcma_kunit_run(test, cmd), 0);
+	cm_free_qp(qpid, pd, cq);
+	rdma_destroy_id(qpid);
+	rdma_destroy_id(addr);
+	rdma_destroy_id(lis);
+	rdma_destroy_id(idle);
+	KUNIT_EXPECT_EQ(test, xcma_kunit_run(test, "/bin/sh /xcma/res_show.sh 0"),
+			0);
+}
+
 static struct kunit_case uapi_cases[] = {
 	KUNIT_CASE(user_id_owned_by_process),
 	KUNIT_CASE(user_id_bad_input),
@@ -173,6 +228,7 @@ static struct kunit_case uapi_cases[] = {
 	KUNIT_CASE(restrack_lists_ids_with_a_device),
 	KUNIT_CASE(set_ib_path),
 	KUNIT_CASE(set_ib_path_without_netdev),
+	KUNIT_CASE(res_show_lists_the_ids),
 	{}
 };
 
