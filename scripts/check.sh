@@ -37,7 +37,8 @@ gtest_cases() {
 # a script of the example consumer (examples/xcma_pingpong.c) on a stock
 # kernel or the KUnit one: hotplug.sh (hot-removal under a live
 # connection), stuck.sh (a removal held up by a slow owner names its ids)
-# or trace.sh (the rdma_cma trace events of a connection)
+# trace.sh (the rdma_cma trace events of a connection) or restrack.sh
+# (rdma res show cm_id lists its ids)
 example() {
 	local k=$1 what=$2 log=build/vm/stock-$1-$2.log rc=0
 	[ "$k" = kunit ] && log=build/vm/kunit-$2.log
@@ -303,6 +304,7 @@ for layer in $layers; do
 			run "stock/$k-hotplug" example $k hotplug
 			run "stock/$k-stuck-removal-named" example $k stuck
 			run "stock/$k-trace-events" example $k trace
+			run "stock/$k-restrack-cm-ids" example $k restrack
 			# a consumer built against the stock kernel alone (its
 			# symbol versions are the in-tree rdma_cm's) loads
 			# against xcma and works
