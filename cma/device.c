@@ -230,6 +230,7 @@ int xcma_device_acquire(struct xcma_id *xid)
 			xid->id.device = dev->ibdev;
 			xid->id.port_num = port;
 			da->sgid_attr = attr;
+			xcma_id_track(xid);
 			goto out;
 		}
 	}
@@ -300,6 +301,7 @@ int xcma_device_acquire_loopback(struct xcma_id *xid)
 		ib_addr_set_pkey(da, pkey);
 		xid->id.device = found->ibdev;
 		xid->id.port_num = port;
+		xcma_id_track(xid);
 	}
 	mutex_unlock(&devices_lock);
 	return ret;
@@ -316,7 +318,7 @@ static void report_holder(struct xcma_life_dev *life, struct xcma_life_id *l)
 		dev_name(&dev->ibdev->dev), &xid->id,
 		xcma_fsm_state_name(xcma_fsm_id_state(&l->fsm)), xid->id.ps,
 		&xid->id.route.addr.src_addr, &xid->id.route.addr.dst_addr,
-		xid->owner);
+		xcma_id_owner(xid));
 }
 
 static const struct xcma_life_ctx_ops ctx_ops = {

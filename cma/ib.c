@@ -203,7 +203,7 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 		user = xcma_id_of_life(xcma_life_id_of(pfsm));
 	conn = xcma_id_alloc(listener->id.route.addr.dev_addr.net,
 			     user->id.event_handler, user->id.context,
-			     listener->id.ps, req->qp_type, user->owner);
+			     listener->id.ps, req->qp_type, user, NULL);
 	if (!conn)
 		return NULL;
 	conn->id.route.addr.src_addr = *local;
@@ -297,6 +297,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret)
 		goto out; /* conn is gone */
+	xcma_id_track(conn);
 	/* the conn id takes over the ib_cm id */
 	conn->cm_id = cm_id;
 	cm_id->context = conn;

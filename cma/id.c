@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/export.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -88,6 +89,8 @@ static void id_release_dev(struct xcma_life_id *life,
 	struct xcma_id *xid = xcma_id_of_life(life);
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
 
+	/* restrack finds the device through the id: untrack it first */
+	rdma_restrack_del(&xid->res);
 	xcma_listen_stop(xid);
 	xcma_ib_release(xid);
 	if (da->sgid_attr) {
@@ -126,6 +129,8 @@ static void id_free(struct xcma_life_id *life)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
 
+	/* an id never attached still holds its process (no-op otherwise) */
+	rdma_restrack_del(&xid->res);
 	xcma_port_unbind(&xid->bind);
 	kfree(xid->id.route.path_rec);
 	put_net(xid->id.route.addr.dev_addr.net);
@@ -150,7 +155,11 @@ const struct xcma_life_id_ops xcma_id_life_ops = {
  * @context: the user's context
  * @ps: port space
  * @qp_type: QP type
- * @owner: module name of the creator, for reports
+ * @parent: the listener a conn id or per-device child comes from, whose
+ *	owner it inherits, or NULL
+ * @caller: module name of the creator (KBUILD_MODNAME), or NULL for an id
+ *	owned by the current process (rdma_create_user_id()); ignored with
+ *	@parent
  *
  * Every id (a user's, a conn id, a wildcard listener's per-device child)
  * holds a reference on xcma.ko until it is freed: the module cannot be
@@ -164,7 +173,8 @@ const struct xcma_life_id_ops xcma_id_life_ops = {
  */
 struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      void *context, enum rdma_ucm_port_space ps,
-			      enum ib_qp_type qp_type, const char *owner)
+			      enum ib_qp_type qp_type, struct xcma_id *parent,
+			      const char *caller)
 {
 	struct xcma_id *xid;
 
@@ -186,7 +196,11 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xcma_resolve_work_init(xid);
 	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
-	xid->owner = owner ?: "?";
+	rdma_restrack_new(&xid->res, RDMA_RESTRACK_CM_ID);
+	if (parent)
+		rdma_restrack_parent_name(&xid->res, &parent->res);
+	else
+		rdma_restrack_set_name(&xid->res, caller);
 	xcma_life_id_init(&xid->life, &xcma_life);
 	return xid;
 }
@@ -270,6 +284,24 @@ void xcma_id_detach(struct xcma_id *xid)
 }
 
 /**
+ * xcma_id_track - list an id that got its device in ib_core's restrack
+ * @xid: the id, id.device set
+ *
+ * As in-tree, ids appear once they have a device. The device's release
+ * (destroy or removal, id_release_dev()) unlists it; it first clears the
+ * library's device under the ctx lock, so checking that here under the
+ * same lock lists an id only if its release is still to come: never an
+ * entry left behind by a destroy or removal that raced the attach.
+ */
+void xcma_id_track(struct xcma_id *xid)
+{
+	mutex_lock(&xcma_life.lock);
+	if (xid->life.fsm.dev)
+		rdma_restrack_add(&xid->res);
+	mutex_unlock(&xcma_life.lock);
+}
+
+/**
  * __rdma_create_kernel_id - create an id
  * @net: network namespace
  * @event_handler: the user's callback, not NULL
@@ -293,12 +325,69 @@ __rdma_create_kernel_id(struct net *net, rdma_cm_event_handler event_handler,
 		return ERR_PTR(-EINVAL);
 	if (qp_type != IB_QPT_RC && qp_type != IB_QPT_UD)
 		return ERR_PTR(-EINVAL);
-	xid = xcma_id_alloc(net, event_handler, context, ps, qp_type, caller);
+	xid = xcma_id_alloc(net, event_handler, context, ps, qp_type, NULL,
+			    caller);
 	if (!xid)
 		return ERR_PTR(-ENOMEM);
 	return &xid->id;
 }
 EXPORT_SYMBOL(__rdma_create_kernel_id);
+
+/**
+ * rdma_create_user_id - create an id owned by the current process
+ * @event_handler: the callback, not NULL
+ * @context: the user's context
+ * @ps: port space
+ * @qp_type: QP type (RC or UD)
+ *
+ * For rdma_ucm: the id lives in the process's network namespace and
+ * restrack names the process as its owner.
+ *
+ * Return: as __rdma_create_kernel_id().
+ */
+struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
+				       void *context,
+				       enum rdma_ucm_port_space ps,
+				       enum ib_qp_type qp_type)
+{
+	struct xcma_id *xid;
+
+	if (!event_handler)
+		return ERR_PTR(-EINVAL);
+	if (qp_type != IB_QPT_RC && qp_type != IB_QPT_UD)
+		return ERR_PTR(-EINVAL);
+	xid = xcma_id_alloc(current->nsproxy->net_ns, event_handler, context,
+			    ps, qp_type, NULL, NULL);
+	if (!xid)
+		return ERR_PTR(-ENOMEM);
+	return &xid->id;
+}
+EXPORT_SYMBOL(rdma_create_user_id);
+
+/**
+ * rdma_res_to_id - the id of a restrack entry
+ * @res: an entry of type RDMA_RESTRACK_CM_ID
+ *
+ * Return: the id that embeds it.
+ */
+struct rdma_cm_id *rdma_res_to_id(struct rdma_restrack_entry *res)
+{
+	return &container_of(res, struct xcma_id, res)->id;
+}
+EXPORT_SYMBOL(rdma_res_to_id);
+
+/**
+ * rdma_iw_cm_id - the iw_cm id of an iWARP id
+ * @id: the id
+ *
+ * Return: NULL: xcma drives no iWARP device, so no id has one (the
+ * in-tree CM also returns NULL for every id on another transport).
+ */
+struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *id)
+{
+	return NULL;
+}
+EXPORT_SYMBOL(rdma_iw_cm_id);
 
 /**
  * rdma_destroy_id - destroy an id

@@ -9,6 +9,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
@@ -16,6 +17,7 @@
 
 #include "lifecycle.h"
 #include "port.h"
+#include "restrack.h"
 
 struct xcma_device;
 
@@ -67,34 +69,65 @@ struct xcma_device;
  * @work_event: what @work delivers (XCMA_EV_ADDR_RESOLVED or
  *	XCMA_EV_ROUTE_RESOLVED), written before it is queued
  * @ece: ECE values for REQ/REP (written before connect/accept)
- * @owner: name of the module that created the id (or its listener), for
- *	reports: the creator's own string (KBUILD_MODNAME), which outlives
- *	its ids as the module does, as in-tree restrack keeps it
+ * @res: the id's entry in ib_core's resource tracking (rdma res show
+ *	cm_id): the owning process (user ids) or the creating module's
+ *	KBUILD_MODNAME (kernel ids), set at creation and constant; tracked
+ *	from the attach to a device until the device is released (see
+ *	id.c)
  */
 struct xcma_id {
-	struct rdma_cm_id id;
-	struct xcma_life_id life;
-	struct xcma_port_binding bind;
-	struct ib_cm_id *cm_id;
-	struct ib_cm_id *listen_cm_id;
+	/*
+	 * The in-tree private id's layout where ib_core reads it (see
+	 * restrack.h): three overlapping views of the same bytes, each
+	 * asserted below not to reach into the next one's field.
+	 */
+	union {
+		struct {
+			struct rdma_cm_id id;
+			/* no lock up to the in-tree state: same size everywhere */
+			struct xcma_port_binding bind;
+			struct ib_cm_id *cm_id;
+			struct ib_cm_id *listen_cm_id;
+			u32 num;
+			u32 seq_num;
+			bool srq;
+			u8 tos;
+			bool tos_set;
+			u8 timeout;
+			bool timeout_set;
+			u8 min_rnr_timer;
+			bool min_rnr_timer_set;
+			bool afonly_set;
+			bool used_resolve_ip;
+			u8 work_event;
+			/* its fsm.state is the in-tree state */
+			struct xcma_life_id life;
+			struct rdma_ucm_ece ece;
+		};
+		struct {
+			u8 before_qp_num[XCMA_INTREE_OFF(qp_num)];
+			u32 qp_num;
+		};
+		struct {
+			u8 before_res[XCMA_INTREE_OFF(res)];
+			struct rdma_restrack_entry res;
+		};
+	};
 	struct work_struct work;
 	struct mutex qp_mutex; /* see above */
-	u32 num;
-	u32 seq_num;
-	u32 qp_num;
-	bool srq;
-	u8 tos;
-	bool tos_set;
-	u8 timeout;
-	bool timeout_set;
-	u8 min_rnr_timer;
-	bool min_rnr_timer_set;
-	bool afonly_set;
-	bool used_resolve_ip;
-	u8 work_event;
-	struct rdma_ucm_ece ece;
-	const char *owner;
 };
+
+/* every offset ib_core depends on, on the target being built for */
+static_assert(offsetof(struct xcma_id, id) == XCMA_INTREE_OFF(id));
+static_assert(offsetof(struct xcma_id, life.fsm.state) ==
+	      XCMA_INTREE_OFF(state));
+static_assert(sizeof(((struct xcma_id *)0)->life.fsm.state) ==
+	      sizeof(((struct xcma_intree_id *)0)->state));
+static_assert(offsetof(struct xcma_id, qp_num) == XCMA_INTREE_OFF(qp_num));
+static_assert(offsetof(struct xcma_id, res) == XCMA_INTREE_OFF(res));
+/* the views do not overlap: the first ends before qp_num, qp_num before res */
+static_assert(offsetofend(struct xcma_id, ece) <= XCMA_INTREE_OFF(qp_num));
+static_assert(XCMA_INTREE_OFF(qp_num) + sizeof(u32) <= XCMA_INTREE_OFF(res));
 
 static inline struct xcma_id *xcma_id_of(struct rdma_cm_id *id)
 {
@@ -116,6 +149,14 @@ static inline struct sockaddr *xcma_id_dst(struct xcma_id *xid)
 	return (struct sockaddr *)&xid->id.route.addr.dst_addr;
 }
 
+/* who owns the id, for reports: its process or its module */
+static inline const char *xcma_id_owner(struct xcma_id *xid)
+{
+	if (xid->res.task)
+		return xid->res.task->comm;
+	return xid->res.kern_name ?: "?";
+}
+
 static inline unsigned int xcma_id_state(struct xcma_id *xid)
 {
 	return xcma_fsm_id_state(&xid->life.fsm);
@@ -124,13 +165,15 @@ static inline unsigned int xcma_id_state(struct xcma_id *xid)
 extern const struct xcma_life_id_ops xcma_id_life_ops;
 struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      void *context, enum rdma_ucm_port_space ps,
-			      enum ib_qp_type qp_type, const char *owner);
+			      enum ib_qp_type qp_type, struct xcma_id *parent,
+			      const char *caller);
 int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev);
 int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
 		    struct rdma_cm_event *ev);
 int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
 int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
 void xcma_id_detach(struct xcma_id *xid);
+void xcma_id_track(struct xcma_id *xid);
 void xcma_id_free_unused(struct xcma_id *xid);
 unsigned int xcma_id_live(void);
 int xcma_id_cache_init(void);

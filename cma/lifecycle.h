@@ -111,10 +111,10 @@ struct xcma_life_ctx {
  *	the context's
  */
 struct xcma_life_id {
+	struct xcma_fsm_id fsm; /* first: see cma/restrack.h */
 	spinlock_t lock; /* the id lock, see above */
 	refcount_t refcount;
 	struct mutex handler_mutex; /* serializes callbacks */
-	struct xcma_fsm_id fsm;
 };
 
 /**

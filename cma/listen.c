@@ -137,7 +137,7 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	lockdep_assert_held(&xcma_life_ctx_of(parent->fsm.ctx)->lock);
 	child = xcma_id_alloc(p->id.route.addr.dev_addr.net,
 			      p->id.event_handler, p->id.context, p->id.ps,
-			      p->id.qp_type, p->owner);
+			      p->id.qp_type, p, NULL);
 	if (!child)
 		goto err;
 	ret = xcma_addr_copy(&child->id.route.addr.src_addr, xcma_id_src(p));
@@ -151,6 +151,11 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	ret = xcma_listen_start(child);
 	if (ret)
 		goto err_free;
+	/*
+	 * listed as the in-tree per-device listeners are; the library
+	 * attaches it in this same hold of the ctx lock
+	 */
+	rdma_restrack_add(&child->res);
 	*out = &child->life;
 	return 0;
 

@@ -17,6 +17,7 @@
 #include <net/route.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
+#include <rdma/rdma_cm_ib.h>
 
 #include "addr.h"
 #include "defaults.h"
@@ -448,3 +449,60 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	return 0;
 }
 EXPORT_SYMBOL(rdma_resolve_route);
+
+/**
+ * rdma_set_ib_path - set the route from a path record the caller found
+ * @id: the id, ADDR_RESOLVED
+ * @path_rec: the path (copied)
+ *
+ * The id is ROUTE_RESOLVED when this returns 0; no event follows (ucma
+ * delivers its own). On RoCE the record gets its layer 2 fields from the
+ * resolved neighbour, as a resolved route's.
+ *
+ * Return: 0; -EINVAL in another state; -ENOMEM; -ENODEV on RoCE when the
+ * id's netdev is gone. On error the id is ADDR_RESOLVED again.
+ */
+int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+	struct rdma_dev_addr *da = &id->route.addr.dev_addr;
+	enum ib_gid_type gid_type;
+	struct sa_path_rec *path;
+	struct net_device *ndev;
+	int ret;
+
+	ret = xcma_id_transition(xid, XCMA_EV_SET_IB_PATH);
+	if (ret)
+		return ret;
+	path = kmemdup(path_rec, sizeof(*path), GFP_KERNEL);
+	if (!path) {
+		ret = -ENOMEM;
+		goto undo;
+	}
+	if (rdma_protocol_roce(id->device, id->port_num)) {
+		ndev = da->bound_dev_if ?
+			       dev_get_by_index(da->net, da->bound_dev_if) :
+			       NULL;
+		if (!ndev) {
+			kfree(path);
+			ret = -ENODEV;
+			goto undo;
+		}
+		dev_put(ndev);
+		gid_type = da->sgid_attr ? da->sgid_attr->gid_type :
+					   ib_network_to_gid_type(da->network);
+		path->rec_type = sa_conv_gid_to_pathrec_type(gid_type);
+		path->roce.route_resolved = true;
+		sa_path_set_dmac(path, da->dst_dev_addr);
+	}
+	kfree(id->route.path_rec);
+	id->route.path_rec = path;
+	id->route.num_pri_alt_paths = 1;
+	return 0;
+
+undo:
+	if (xcma_id_transition(xid, XCMA_EV_SET_IB_PATH_UNDO))
+		pr_debug("xcma: set_ib_path undo refused\n");
+	return ret;
+}
+EXPORT_SYMBOL(rdma_set_ib_path);

@@ -37,7 +37,8 @@ gtest_cases() {
 # a script of the example consumer (examples/xcma_pingpong.c) on a stock
 # kernel or the KUnit one: hotplug.sh (hot-removal under a live
 # connection), stuck.sh (a removal held up by a slow owner names its ids)
-# or trace.sh (the rdma_cma trace events of a connection)
+# trace.sh (the rdma_cma trace events of a connection) or restrack.sh
+# (rdma res show cm_id lists its ids)
 example() {
 	local k=$1 what=$2 log=build/vm/stock-$1-$2.log rc=0
 	[ "$k" = kunit ] && log=build/vm/kunit-$2.log
@@ -138,6 +139,28 @@ plant() {
 	sed 's/^/    | /' "$vlog" | tail -4
 }
 
+# symvers KERNEL: every symbol the in-tree rdma_cm exports (Debian's
+# Module.symvers of KERNEL's headers) is in xcma's drop-in Module.symvers
+# with the same CRC; one verdict naming each missing or different symbol
+symvers() {
+	local k=$1 kdir ours bad
+	kdir=$(scripts/kernels.sh "$k" | sed -n 's/^KDIR=//p')
+	ours=build/mod/$k/Module.symvers
+	[ -f "$ours" ] || { record FAIL "symvers/$k (no $ours)"; return; }
+	bad=$(awk 'NR == FNR { crc[$2] = $1; next }
+		$3 == "drivers/infiniband/core/rdma_cm" {
+			n++
+			if (!($2 in crc)) print "missing:" $2
+			else if (crc[$2] != $1) print "crc:" $2 "(" crc[$2] "!=" $1 ")"
+		}
+		END { if (n != 35) print "in-tree-count:" n + 0 }' "$ours" "$kdir/Module.symvers")
+	if [ -z "$bad" ]; then
+		record PASS "symvers/$k"
+	else
+		record FAIL "symvers/$k ($(echo $bad))"
+	fi
+}
+
 for layer in $layers; do
 	ls0=$(date +%s)
 	echo "== $layer"
@@ -193,6 +216,7 @@ for layer in $layers; do
 			run "build/$k-examples" scripts/build-module.sh $k dropin examples
 			# built, never run here: make bench runs it
 			run "build/$k-bench" scripts/build-module.sh $k sbs bench
+			symvers $k
 		done
 		;;
 	style)
@@ -208,7 +232,8 @@ for layer in $layers; do
 		# gets its second namespace from a process started here
 		ko=build/mod/kunit/tests/kunit/xcma_kunit.ko
 		kunit_vm main $ko 'unshare -n sleep 600 & sleep 1; insmod xcma_kunit.ko netns_pid=$!' \
-			-a 'kunit.filter=speed>very_slow'
+			-a 'kunit.filter=speed>very_slow' \
+			-f tests/kunit/res_show.sh
 		# rxe0 deleted and re-added under load, round after round
 		kunit_vm removal-stress $ko \
 			"insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200}" \
@@ -297,6 +322,7 @@ for layer in $layers; do
 			configfs_vm $k $k-dropin rdma_cm
 			configfs_vm $k $k-sbs xcma --sbs --preload rdma_cm
 			configfs_vm $k $k-intree rdma_cm --sbs --preload rdma_cm
+			run "stock/$k-restrack-cm-ids" example $k restrack
 			# a consumer built against the stock kernel alone (its
 			# symbol versions are the in-tree rdma_cm's) loads
 			# against xcma and works

@@ -195,10 +195,11 @@ struct xcma_fsm_dev {
 
 /**
  * struct xcma_fsm_id - the library's part of an id
- * @ctx: the context, constant
- * @state: enum xcma_fsm_state (id lock; and handler lock, except for the
- *	operations the table marks as not needing it)
  * @flags: XCMA_FSM_F_* (ctx lock)
+ * @state: enum xcma_fsm_state (id lock; and handler lock, except for the
+ *	operations the table marks as not needing it); 4 bytes into the
+ *	struct, where the kernel side needs it (cma/restrack.h)
+ * @ctx: the context, constant
  * @dev: device the id holds, or NULL (ctx lock)
  * @dev_item: on @dev->ids or @dev->visited while @dev is set (ctx lock)
  * @parent: wildcard listener of an internal child, constant
@@ -215,9 +216,9 @@ struct xcma_fsm_dev {
  * destroyer waits on.
  */
 struct xcma_fsm_id {
-	struct xcma_fsm_ctx *ctx;
-	unsigned int state;
 	unsigned int flags;
+	unsigned int state;
+	struct xcma_fsm_ctx *ctx;
 	struct xcma_fsm_dev *dev;
 	struct xcma_fsm_link dev_item;
 	struct xcma_fsm_id *parent;
