@@ -67,6 +67,10 @@ struct xcma_device;
  * @work_event: what @work delivers (XCMA_EV_ADDR_RESOLVED or
  *	XCMA_EV_ROUTE_RESOLVED), written before it is queued
  * @ece: ECE values for REQ/REP (written before connect/accept)
+ * @qkey: the QKEY of a UD id, 0 until known: the user's (rdma_accept())
+ *	or the peer's (its SIDR REP), taken only while 0 or equal (cmpxchg);
+ *	rdma_init_qp_attr() writes the port space's default over it, as
+ *	in-tree (see ud.c)
  * @owner: name of the module that created the id (or its listener), for
  *	reports: the creator's own string (KBUILD_MODNAME), which outlives
  *	its ids as the module does, as in-tree restrack keeps it
@@ -93,6 +97,7 @@ struct xcma_id {
 	bool used_resolve_ip;
 	u8 work_event;
 	struct rdma_ucm_ece ece;
+	u32 qkey;
 	const char *owner;
 };
 
