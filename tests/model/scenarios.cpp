@@ -367,6 +367,52 @@ void s10()
 	spawn("reap_A", run_reap, s10_a);
 }
 
+/*
+ * S11: a UD id's SIDR REP, as ud.c takes it: entered as rep_received, the
+ * outcome fired under the handler lock (here the QKEY the id cannot take:
+ * ud_addr_error, the in-tree ADDR_ERROR that leaves the id CONNECT), the
+ * user called, left. Meanwhile the user destroys the id and the device is
+ * removed; a second UD id returns non-zero from its ESTABLISHED.
+ */
+int s11_a, s11_b;
+
+void run_sidr_rep(int which)
+{
+	ModelId &m = id(which ? s11_b : s11_a);
+	unsigned ev = which ? XCMA_EV_ESTABLISHED : XCMA_EV_UD_ADDR_ERROR;
+
+	if (xcma_fsm_id_enter(&m.fsm, XCMA_EV_REP_RECEIVED, XCMA_FSM_PUT_REF))
+		return; /* dropped: removal or destroy came first */
+	expect_ok(xcma_fsm_id_fire(&m.fsm, ev), xcma_fsm_event_name(ev));
+	int ret = xcma_plat_id_event(&m.fsm, xcma_fsm_event_cm_event(ev), 0);
+	int r = xcma_fsm_id_leave(&m.fsm, ret, XCMA_FSM_PUT_REF);
+	if (r != (ret ? XCMA_FSM_DESTROYED : XCMA_FSM_DELIVERED))
+		fail(Rule::Api,
+		     "leave returned %d after the callback returned %d", r,
+		     ret);
+	if (!which && m.fsm.state != XCMA_FSM_CONNECT &&
+	    m.fsm.state != XCMA_FSM_DESTROYING &&
+	    m.fsm.state != XCMA_FSM_DEVICE_REMOVAL)
+		fail(Rule::Model, "ud_addr_error moved %s to %s", m.name,
+		     xcma_fsm_state_name(m.fsm.state));
+}
+
+void s11()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	s11_a = id_on("A", d, XCMA_FSM_CONNECT);
+	s11_b = id_on("B", d, XCMA_FSM_CONNECT);
+	id(s11_b).ret_on[XCMA_CM_EVENT_ESTABLISHED] = 1;
+	xcma_fsm_id_get(&id(s11_a).fsm); /* the ib_cm callbacks' */
+	xcma_fsm_id_get(&id(s11_b).fsm);
+	spawn("ib_cm(SIDR REP A)", run_sidr_rep, 0);
+	spawn("ib_cm(SIDR REP B)", run_sidr_rep, 1);
+	spawn("destroy_A", run_destroy, s11_a);
+	spawn("remover", run_remove, d);
+	spawn("reap_B", run_reap, s11_b);
+}
+
 const Scenario list[] = {
 	{ "S1_destroy_vs_removal", "destroy vs removal, idle and bound id",
 	  s1, 4 },
@@ -397,6 +443,10 @@ const Scenario list[] = {
 	  "a REP entered, fired and left by its source (destroy by return) "
 	  "vs removal vs another id detaching",
 	  s10, 2 },
+	{ "S11_sidr_rep_ud",
+	  "UD ids: SIDR REPs entered, fired (ud_addr_error, established with "
+	  "destroy by return) and left vs destroy vs removal",
+	  s11, 1 },
 };
 
 } /* namespace */
