@@ -302,8 +302,8 @@ static struct ud_pair *ud_new_pair(struct kunit *test,
 	p->cli.p = p;
 	p->lis.p = p;
 	p->conn.p = p;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ud_pair_cleanup,
-							 p), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, ud_pair_cleanup, p), 0);
 	return p;
 }
 
@@ -787,7 +787,7 @@ static void ud_device_removal(struct kunit *test)
 {
 	struct ud_pair *p = ud_new_pair(test, RDMA_PS_UDP, UD_ACCEPT);
 	struct ud_end *ends[] = { &p->cli, &p->lis, &p->conn };
-	const char *names[] = { "client", "listener", "conn" };
+	static const char *const names[] = { "client", "listener", "conn" };
 	int refs = xcma_id_module_refs(), i, n[3];
 
 	ud_listen(p, false, 18750);
