@@ -22,6 +22,7 @@
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
+#include "ud.h"
 #include "wire.h"
 #include "xcma.h"
 
@@ -188,26 +189,51 @@ static void set_req_event(struct rdma_cm_event *ev,
 	ev->ece.attr_mod = req->ece.attr_mod;
 }
 
+/**
+ * xcma_ib_conn_alloc - a new id for a request that reached a listener
+ * @listener: the listener (a wildcard's per-device child, or the id itself)
+ * @qp_type: the request's QP type
+ * @local: our address, from the request's header
+ * @remote: the peer's
+ *
+ * The user's callback and context are those of the id the user created
+ * (a wildcard's child has the parent's); the device is the listener's.
+ *
+ * Return: the id, unused (xcma_id_free_unused() frees it), or NULL.
+ */
+struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
+				   enum ib_qp_type qp_type,
+				   const struct sockaddr_storage *local,
+				   const struct sockaddr_storage *remote)
+{
+	struct xcma_fsm_id *pfsm = listener->life.fsm.parent;
+	struct xcma_id *user = listener, *conn;
+
+	if (pfsm)
+		user = xcma_id_of_life(xcma_life_id_of(pfsm));
+	conn = xcma_id_alloc(listener->id.route.addr.dev_addr.net,
+			     user->id.event_handler, user->id.context,
+			     listener->id.ps, qp_type, user, NULL);
+	if (!conn)
+		return NULL;
+	conn->id.route.addr.src_addr = *local;
+	conn->id.route.addr.dst_addr = *remote;
+	conn->id.device = listener->id.device;
+	return conn;
+}
+
 static struct xcma_id *new_conn(struct xcma_id *listener,
 				const struct ib_cm_event *ib_event,
 				const struct sockaddr_storage *local,
 				const struct sockaddr_storage *remote)
 {
 	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
-	struct xcma_fsm_id *pfsm = listener->life.fsm.parent;
-	struct xcma_id *user = listener, *conn;
 	struct rdma_dev_addr *da;
+	struct xcma_id *conn;
 
-	/* a wildcard's child: the user's callback and context are the parent's */
-	if (pfsm)
-		user = xcma_id_of_life(xcma_life_id_of(pfsm));
-	conn = xcma_id_alloc(listener->id.route.addr.dev_addr.net,
-			     user->id.event_handler, user->id.context,
-			     listener->id.ps, req->qp_type, user, NULL);
+	conn = xcma_ib_conn_alloc(listener, req->qp_type, local, remote);
 	if (!conn)
 		return NULL;
-	conn->id.route.addr.src_addr = *local;
-	conn->id.route.addr.dst_addr = *remote;
 	conn->id.route.path_rec = kmemdup(req->primary_path,
 					  sizeof(*req->primary_path),
 					  GFP_KERNEL);
@@ -216,7 +242,6 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 		return NULL;
 	}
 	conn->id.route.num_pri_alt_paths = 1;
-	conn->id.device = listener->id.device;
 	conn->id.port_num = req->port;
 	da = &conn->id.route.addr.dev_addr;
 	rdma_addr_set_sgid(da, &req->primary_path->sgid);
@@ -224,20 +249,24 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	return conn;
 }
 
-/*
- * The namespace a REQ belongs to: that of the netdev of the GID it came
- * in on, as in-tree, so that a listener in one namespace never sees a
- * request that arrived in another. With a reference, or NULL.
+/**
+ * xcma_ib_gid_net - the namespace a request belongs to
+ * @attr: the GID it came in on (a REQ's or a SIDR REQ's), may be NULL
+ *
+ * That of the GID's netdev, as in-tree, so that a listener in one
+ * namespace never sees a request that arrived in another.
+ *
+ * Return: the namespace, with a reference, or NULL.
  */
-static struct net *req_net(const struct ib_cm_req_event_param *req)
+struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr)
 {
 	struct net_device *ndev;
 	struct net *net = NULL;
 
-	if (!req->ppath_sgid_attr)
+	if (!attr)
 		return NULL;
 	rcu_read_lock();
-	ndev = xcma_ops->gid_attr_ndev_rcu(req->ppath_sgid_attr);
+	ndev = xcma_ops->gid_attr_ndev_rcu(attr);
 	if (!IS_ERR(ndev))
 		net = maybe_get_net(dev_net(ndev));
 	rcu_read_unlock();
@@ -263,7 +292,8 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	__be64 sid;
 	int ret;
 
-	/* SIDR (UD) is not in xcma yet */
+	if (ib_event->event == IB_CM_SIDR_REQ_RECEIVED)
+		return xcma_ud_req_handler(cm_id, ib_event);
 	if (ib_event->event != IB_CM_REQ_RECEIVED)
 		return -EINVAL;
 	req = &ib_event->param.req_rcvd;
@@ -273,7 +303,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 				   &remote);
 	if (ret)
 		return ret;
-	net = req_net(req);
+	net = xcma_ib_gid_net(req->ppath_sgid_attr);
 	if (!net)
 		return -EINVAL;
 	listener = xcma_listen_find(net, cm_id->device, sid,
@@ -382,10 +412,12 @@ out:
  *	ROUTE_RESOLVED callback)
  * @conn_param: connection parameters and private data
  *
+ * A UD id sends a SIDR REQ instead (ud.c).
+ *
  * Return: 0, then ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR
- * follows; -EINVAL in another state, without parameters or with too much
- * private data; -EOPNOTSUPP for UD (SIDR is not in xcma yet); -ENOSYS on
- * a device without ib_cm (iWARP); the errnos of ib_cm.
+ * follows (ESTABLISHED or UNREACHABLE for UD); -EINVAL in another state,
+ * without parameters or with too much private data; -ENOSYS on a device
+ * without ib_cm (iWARP); the errnos of ib_cm.
  */
 int rdma_connect_locked(struct rdma_cm_id *id,
 			struct rdma_conn_param *conn_param)
@@ -399,7 +431,9 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
 	if (ret)
 		return ret;
-	ret = xcma_wire_check_private_data(XCMA_WIRE_REQ,
+	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
+						   XCMA_WIRE_SIDR_REQ :
+						   XCMA_WIRE_REQ,
 					   xcma_id_src(xid)->sa_family,
 					   conn_param->private_data,
 					   conn_param->private_data_len);
@@ -415,7 +449,7 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	if (!rdma_cap_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
 	else if (id->qp_type == IB_QPT_UD)
-		ret = -EOPNOTSUPP;
+		ret = xcma_ud_connect(xid, conn_param);
 	else
 		ret = connect_ib(xid, conn_param);
 	if (!ret)
@@ -507,8 +541,11 @@ static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
  * ib_cm refuses that only when the REP is sent) moves the QP to ERR and
  * sends a REJ, as in-tree: the peer gets REJECTED, the id stays CONNECT.
  *
- * Return: 0; -EINVAL in another state or with too much private data;
- * -EOPNOTSUPP for UD; the errnos of the QP and ib_cm.
+ * A UD id answers with a SIDR REP (ud.c), a failure there with a SIDR REP
+ * that rejects.
+ *
+ * Return: 0; -EINVAL in another state, with too much private data or,
+ * for UD, a QKEY other than the id's; the errnos of the QP and ib_cm.
  */
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
@@ -521,8 +558,6 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		return ret;
 	if (!xid->cm_id)
 		return -EINVAL;
-	if (id->qp_type == IB_QPT_UD)
-		return -EOPNOTSUPP;
 
 	mutex_lock(&xid->qp_mutex);
 	if (!id->qp && conn_param) {
@@ -532,6 +567,8 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	mutex_unlock(&xid->qp_mutex);
 	if (!rdma_cap_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
+	else if (id->qp_type == IB_QPT_UD)
+		ret = xcma_ud_accept(xid, conn_param);
 	else if (conn_param)
 		ret = accept_ib(xid, conn_param);
 	else
@@ -569,7 +606,8 @@ EXPORT_SYMBOL(rdma_accept_ece);
  * @id: the id, CONNECT with an ib_cm connection
  * @private_data: sent in the REJ, may be NULL
  * @private_data_len: its length
- * @reason: the REJ reason (IB_CM_REJ_CONSUMER_DEFINED for consumers)
+ * @reason: the REJ reason (IB_CM_REJ_CONSUMER_DEFINED for consumers);
+ *	a UD id answers with a SIDR REP of status IB_SIDR_REJECT instead
  *
  * Return: 0; -EINVAL without a connection or with too much private data;
  * the errnos of ib_cm.
@@ -582,7 +620,9 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 
 	if (!xid->cm_id)
 		return -EINVAL;
-	ret = xcma_wire_check_private_data(XCMA_WIRE_REJ,
+	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
+						   XCMA_WIRE_SIDR_REP :
+						   XCMA_WIRE_REJ,
 					   xcma_id_src(xid)->sa_family,
 					   private_data, private_data_len);
 	if (ret)
@@ -593,7 +633,7 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	if (!rdma_cap_ib_cm(id->device, id->port_num))
 		return -XCMA_ENOTRANSPORT;
 	if (id->qp_type == IB_QPT_UD)
-		return -EOPNOTSUPP;
+		return xcma_ud_reject(xid, private_data, private_data_len);
 	trace_cm_send_rej(xid);
 	return xcma_ops->send_rej(xid->cm_id, reason, NULL, 0, private_data,
 				  private_data_len);

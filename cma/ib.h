@@ -5,12 +5,22 @@
 #ifndef XCMA_IB_H
 #define XCMA_IB_H
 
+#include <linux/socket.h>
+#include <rdma/ib_verbs.h>
+
 struct ib_cm_event;
 struct ib_cm_id;
+struct ib_gid_attr;
+struct net;
 struct xcma_id;
 
 int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *ib_event);
 void xcma_ib_release(struct xcma_id *xid);
+struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr);
+struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
+				   enum ib_qp_type qp_type,
+				   const struct sockaddr_storage *local,
+				   const struct sockaddr_storage *remote);
 
 #endif /* XCMA_IB_H */

@@ -74,6 +74,10 @@ struct xcma_device;
  *	KBUILD_MODNAME (kernel ids), set at creation and constant; tracked
  *	from the attach to a device until the device is released (see
  *	id.c)
+ * @qkey: the QKEY of a UD id, 0 until known: the user's (rdma_accept())
+ *	or the peer's (its SIDR REP), taken only while 0 or equal (cmpxchg);
+ *	rdma_init_qp_attr() writes the port space's default over it, as
+ *	in-tree (see ud.c)
  */
 struct xcma_id {
 	/*
@@ -115,6 +119,7 @@ struct xcma_id {
 	};
 	struct work_struct work;
 	struct mutex qp_mutex; /* see above */
+	u32 qkey;
 };
 
 /* every offset ib_core depends on, on the target being built for */

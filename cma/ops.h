@@ -38,6 +38,8 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @send_mra: ib_send_cm_mra()
  * @send_dreq: ib_send_cm_dreq()
  * @send_drep: ib_send_cm_drep()
+ * @send_sidr_req: ib_send_cm_sidr_req()
+ * @send_sidr_rep: ib_send_cm_sidr_rep()
  * @cm_notify: ib_cm_notify()
  * @cm_init_qp_attr: ib_cm_init_qp_attr()
  * @reject_msg: ibcm_reject_msg()
@@ -48,6 +50,8 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @get_cached_pkey: ib_get_cached_pkey()
  * @get_port_state: ib_get_cached_port_state()
  * @query_gid: rdma_query_gid()
+ * @init_ah_attr_from_path: ib_init_ah_attr_from_path()
+ * @destroy_ah_attr: rdma_destroy_ah_attr()
  * @queue_route: queue_work() of a route resolution's completion: over RoCE
  *	the route needs no query and is reported from a work item, which is
  *	what stands for the query in flight (cancelled with cancel_work_sync)
@@ -84,6 +88,10 @@ struct xcma_ops {
 			u8 len);
 	int (*send_dreq)(struct ib_cm_id *cm_id, const void *data, u8 len);
 	int (*send_drep)(struct ib_cm_id *cm_id, const void *data, u8 len);
+	int (*send_sidr_req)(struct ib_cm_id *cm_id,
+			     struct ib_cm_sidr_req_param *param);
+	int (*send_sidr_rep)(struct ib_cm_id *cm_id,
+			     struct ib_cm_sidr_rep_param *param);
 	int (*cm_notify)(struct ib_cm_id *cm_id, enum ib_event_type event);
 	int (*cm_init_qp_attr)(struct ib_cm_id *cm_id, struct ib_qp_attr *attr,
 			       int *mask);
@@ -100,6 +108,11 @@ struct xcma_ops {
 			      enum ib_port_state *state);
 	int (*query_gid)(struct ib_device *dev, u32 port, int index,
 			 union ib_gid *gid);
+	int (*init_ah_attr_from_path)(struct ib_device *dev, u32 port,
+				      struct sa_path_rec *rec,
+				      struct rdma_ah_attr *ah_attr,
+				      const struct ib_gid_attr *sgid_attr);
+	void (*destroy_ah_attr)(struct rdma_ah_attr *ah_attr);
 	bool (*queue_route)(struct work_struct *work);
 	int (*init_mc_ah)(struct ib_device *dev, u32 port,
 			  struct ib_sa_mcmember_rec *rec,
@@ -143,6 +156,8 @@ static inline bool xcma_ops_queue_route(struct work_struct *work)
 	.send_mra = ib_send_cm_mra,				\
 	.send_dreq = ib_send_cm_dreq,				\
 	.send_drep = ib_send_cm_drep,				\
+	.send_sidr_req = ib_send_cm_sidr_req,			\
+	.send_sidr_rep = ib_send_cm_sidr_rep,			\
 	.cm_notify = ib_cm_notify,				\
 	.cm_init_qp_attr = ib_cm_init_qp_attr,			\
 	.reject_msg = ibcm_reject_msg,				\
@@ -153,6 +168,8 @@ static inline bool xcma_ops_queue_route(struct work_struct *work)
 	.get_cached_pkey = ib_get_cached_pkey,			\
 	.get_port_state = ib_get_cached_port_state,		\
 	.query_gid = rdma_query_gid,				\
+	.init_ah_attr_from_path = ib_init_ah_attr_from_path,	\
+	.destroy_ah_attr = rdma_destroy_ah_attr,		\
 	.queue_route = xcma_ops_queue_route,			\
 	.init_mc_ah = ib_init_ah_from_mcmember,			\
 	.queue_mc = xcma_ops_queue_route,			\

@@ -11,6 +11,7 @@
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
+#include "ud.h"
 
 static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
 			       int *mask)
@@ -27,9 +28,17 @@ static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
 	if (ret)
 		return ret;
 	attr->port_num = id->port_num;
-	attr->qp_access_flags = 0;
-	*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
-		IB_QP_ACCESS_FLAGS;
+	*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
+	if (id->qp_type == IB_QPT_UD) {
+		ret = xcma_ud_default_qkey(xid);
+		if (ret)
+			return ret;
+		attr->qkey = READ_ONCE(xid->qkey);
+		*mask |= IB_QP_QKEY;
+	} else {
+		attr->qp_access_flags = 0;
+		*mask |= IB_QP_ACCESS_FLAGS;
+	}
 	return 0;
 }
 
@@ -39,8 +48,11 @@ static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
  * @qp_attr: in: qp_state; out: the attributes
  * @qp_attr_mask: out: which attributes are set
  *
- * Return: 0; -ENOSYS on a device without ib_cm; -EINVAL for UD (not in
- * xcma yet); the errnos of ib_cm.
+ * A UD id's attributes are always its own (its QKEY among them: the port
+ * space's, see ud.c), ib_cm has none for it.
+ *
+ * Return: 0; -ENOSYS on a device without ib_cm; -ENODEV for a UD id of
+ * PS_IPOIB (no SA on RoCE); the errnos of ib_cm.
  */
 int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)
@@ -50,9 +62,7 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 
 	if (!id->device || !rdma_cap_ib_cm(id->device, id->port_num))
 		return -XCMA_ENOTRANSPORT;
-	if (id->qp_type == IB_QPT_UD)
-		return -EINVAL;
-	if (!xid->cm_id)
+	if (!xid->cm_id || id->qp_type == IB_QPT_UD)
 		ret = init_qp_attr_noconn(xid, qp_attr, qp_attr_mask);
 	else
 		ret = xcma_ops->cm_init_qp_attr(xid->cm_id, qp_attr,
@@ -70,36 +80,65 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 }
 EXPORT_SYMBOL(rdma_init_qp_attr);
 
+/* a UD QP needs no peer: INIT with the id's QKEY, then RTR and RTS */
+static int init_ud_qp(struct xcma_id *xid, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(&xid->id, &attr, &mask);
+	if (!ret)
+		ret = xcma_ops->modify_qp(qp, &attr, mask);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTR;
+	ret = xcma_ops->modify_qp(qp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return xcma_ops->modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+static int init_conn_qp(struct xcma_id *xid, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	int mask, ret;
+
+	ret = rdma_init_qp_attr(&xid->id, &attr, &mask);
+	if (!ret)
+		ret = xcma_ops->modify_qp(qp, &attr, mask);
+	return ret;
+}
+
 /**
- * rdma_create_qp - create the id's QP, in INIT
+ * rdma_create_qp - create the id's QP: in INIT, or in RTS for UD
  * @id: the id, with a device (address resolved, or a conn id)
  * @pd: a PD of the id's device
  * @qp_init_attr: as ib_create_qp(); port_num is set to the id's
  *
  * Return: 0; -EINVAL for a PD of another device or an id without one;
- * -EOPNOTSUPP for UD (not in xcma yet); the errnos of the verbs.
+ * the errnos of rdma_init_qp_attr() and of the verbs.
  */
 int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 		   struct ib_qp_init_attr *qp_init_attr)
 {
 	struct xcma_id *xid = xcma_id_of(id);
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
 	struct ib_qp *qp;
-	int mask, ret;
+	int ret;
 
 	if (!id->device || id->device != pd->device)
 		return -EINVAL;
-	if (id->qp_type == IB_QPT_UD)
-		return -EOPNOTSUPP;
 	qp_init_attr->port_num = id->port_num;
 	qp = xcma_ops->create_qp(pd, qp_init_attr);
 	if (IS_ERR(qp)) {
 		trace_cm_qp_create(xid, qp_init_attr, 0, PTR_ERR(qp));
 		return PTR_ERR(qp);
 	}
-	ret = rdma_init_qp_attr(id, &attr, &mask);
-	if (!ret)
-		ret = xcma_ops->modify_qp(qp, &attr, mask);
+	if (id->qp_type == IB_QPT_UD)
+		ret = init_ud_qp(xid, qp);
+	else
+		ret = init_conn_qp(xid, qp);
 	trace_cm_qp_create(xid, qp_init_attr, qp->qp_num, ret);
 	if (ret) {
 		if (xcma_ops->destroy_qp(qp))

@@ -60,6 +60,8 @@ XCMA_ID_EVENT(disconnect);
 XCMA_ID_EVENT(sent_dreq);
 XCMA_ID_EVENT(sent_drep);
 XCMA_ID_EVENT(id_destroy);
+XCMA_ID_EVENT(send_sidr_req);
+XCMA_ID_EVENT(send_sidr_rep);
 
 /* REQ and REP also name the QP they connect */
 DECLARE_EVENT_CLASS(xcma_qp_class,

@@ -150,6 +150,13 @@ constexpr Rule rules[] = {
 	  XCMA_CM_EVENT_MULTICAST_JOIN, true, kInval },
 	{ XCMA_EV_MULTICAST_ERROR, "multicast_error", kNote, kLive, kSame,
 	  XCMA_CM_EVENT_MULTICAST_ERROR, true, kInval },
+	/*
+	 * cma_sidr_rep_handler(): a SIDR REP whose QKEY the id cannot take
+	 * is an ADDR_ERROR, and the UD id stays CONNECT (fired after
+	 * rep_received, as the outcome of a REP is)
+	 */
+	{ XCMA_EV_UD_ADDR_ERROR, "ud_addr_error", kNote, bit(XCMA_FSM_CONNECT),
+	  kSame, XCMA_CM_EVENT_ADDR_ERROR, true, kInval },
 
 	/* a new conn id created by a listener starts in CONNECT */
 	{ XCMA_EV_CONNECT_REQUEST, "connect_request", kLife,

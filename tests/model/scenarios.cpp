@@ -425,6 +425,52 @@ void s11()
 	spawn("remover", run_remove, d);
 }
 
+/*
+ * S12: a UD id's SIDR REP, as ud.c takes it: entered as rep_received, the
+ * outcome fired under the handler lock (here the QKEY the id cannot take:
+ * ud_addr_error, the in-tree ADDR_ERROR that leaves the id CONNECT), the
+ * user called, left. Meanwhile the user destroys the id and the device is
+ * removed; a second UD id returns non-zero from its ESTABLISHED.
+ */
+int s12_a, s12_b;
+
+void run_sidr_rep(int which)
+{
+	ModelId &m = id(which ? s12_b : s12_a);
+	unsigned ev = which ? XCMA_EV_ESTABLISHED : XCMA_EV_UD_ADDR_ERROR;
+
+	if (xcma_fsm_id_enter(&m.fsm, XCMA_EV_REP_RECEIVED, XCMA_FSM_PUT_REF))
+		return; /* dropped: removal or destroy came first */
+	expect_ok(xcma_fsm_id_fire(&m.fsm, ev), xcma_fsm_event_name(ev));
+	int ret = xcma_plat_id_event(&m.fsm, xcma_fsm_event_cm_event(ev), 0);
+	int r = xcma_fsm_id_leave(&m.fsm, ret, XCMA_FSM_PUT_REF);
+	if (r != (ret ? XCMA_FSM_DESTROYED : XCMA_FSM_DELIVERED))
+		fail(Rule::Api,
+		     "leave returned %d after the callback returned %d", r,
+		     ret);
+	if (!which && m.fsm.state != XCMA_FSM_CONNECT &&
+	    m.fsm.state != XCMA_FSM_DESTROYING &&
+	    m.fsm.state != XCMA_FSM_DEVICE_REMOVAL)
+		fail(Rule::Model, "ud_addr_error moved %s to %s", m.name,
+		     xcma_fsm_state_name(m.fsm.state));
+}
+
+void s12()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	s12_a = id_on("A", d, XCMA_FSM_CONNECT);
+	s12_b = id_on("B", d, XCMA_FSM_CONNECT);
+	id(s12_b).ret_on[XCMA_CM_EVENT_ESTABLISHED] = 1;
+	xcma_fsm_id_get(&id(s12_a).fsm); /* the ib_cm callbacks' */
+	xcma_fsm_id_get(&id(s12_b).fsm);
+	spawn("ib_cm(SIDR REP A)", run_sidr_rep, 0);
+	spawn("ib_cm(SIDR REP B)", run_sidr_rep, 1);
+	spawn("destroy_A", run_destroy, s12_a);
+	spawn("remover", run_remove, d);
+	spawn("reap_B", run_reap, s12_b);
+}
+
 const Scenario list[] = {
 	{ "S1_destroy_vs_removal", "destroy vs removal, idle and bound id",
 	  s1, 4 },
@@ -459,6 +505,10 @@ const Scenario list[] = {
 	  "an id's multicast groups: join, leave and destroy by the user vs "
 	  "a MULTICAST_JOIN in flight vs removal",
 	  s11, 3 },
+	{ "S12_sidr_rep_ud",
+	  "UD ids: SIDR REPs entered, fired (ud_addr_error, established with "
+	  "destroy by return) and left vs destroy vs removal",
+	  s12, 1 },
 };
 
 } /* namespace */

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * UD ids over ib_cm: SIDR. rdma_connect() on a UD id sends a SIDR REQ;
+ * its REP (or ib_cm's timeout) becomes ESTABLISHED with rdma_ud_param or
+ * UNREACHABLE. A listener gets a SIDR REQ as a CONNECT_REQUEST on a new
+ * UD id, whose rdma_accept() or rdma_reject() sends the SIDR REP. UD ids
+ * stay CONNECT after their exchange, as in-tree.
+ *
+ * The QKEY: PS_UDP and PS_IB use RDMA_UDP_QKEY; a SIDR REP or the
+ * accepting user may name one, taken only while the id has none or the
+ * same one.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_ib.h>
+
+#include "ib.h"
+#include "id.h"
+#include "listen.h"
+#include "ops.h"
+#include "trace.h"
+#include "ud.h"
+#include "wire.h"
+
+/*
+ * in-tree: SIDR REQs wait 2^(CM response timeout - 8) ms for their REP,
+ * so a peer that never answers is UNREACHABLE after 16 times 4 s
+ */
+#define SIDR_TIMEOUT_MS (1UL << (XCMA_CM_RESPONSE_TIMEOUT - 8))
+
+/**
+ * xcma_ud_set_qkey - take a QKEY named by the user or the peer
+ * @xid: a UD id
+ * @qkey: the QKEY
+ *
+ * Return: 0; -EINVAL for 0 or when @xid already has another QKEY.
+ */
+int xcma_ud_set_qkey(struct xcma_id *xid, u32 qkey)
+{
+	u32 old;
+
+	if (!qkey)
+		return -EINVAL;
+	old = cmpxchg(&xid->qkey, 0, qkey);
+	return old && old != qkey ? -EINVAL : 0;
+}
+
+/**
+ * xcma_ud_default_qkey - give a UD id its port space's QKEY
+ * @xid: the id
+ *
+ * PS_UDP and PS_IB always use RDMA_UDP_QKEY, written over any other as
+ * in-tree; IPoIB's is its broadcast group's, known only to the SA, which
+ * a RoCE port does not have (ib_sa_get_mcmember_rec() says -ENODEV); the
+ * other port spaces keep what they have.
+ *
+ * Return: 0, or -ENODEV for PS_IPOIB.
+ */
+int xcma_ud_default_qkey(struct xcma_id *xid)
+{
+	switch (xid->id.ps) {
+	case RDMA_PS_UDP:
+	case RDMA_PS_IB:
+		WRITE_ONCE(xid->qkey, RDMA_UDP_QKEY);
+		return 0;
+	case RDMA_PS_IPOIB:
+		return -ENODEV;
+	default:
+		return 0;
+	}
+}
+
+/* as ib.c's: ib_cm destroys its id itself after a destroy by return */
+static int ud_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret)
+{
+	lockdep_assert_held(&xid->life.handler_mutex);
+	if (ret && xid->cm_id == cm_id)
+		xid->cm_id = NULL;
+	if (xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF) ==
+	    XCMA_FSM_DESTROYED)
+		return -ECONNABORTED;
+	return 0;
+}
+
+/* a successful SIDR REP: the QKEY and the way to the peer's QP */
+static unsigned int sidr_rep_ok(struct xcma_id *xid,
+				const struct ib_cm_sidr_rep_event_param *rep,
+				struct rdma_cm_event *ev)
+{
+	struct rdma_cm_id *id = &xid->id;
+	int ret;
+
+	ret = xcma_ud_set_qkey(xid, rep->qkey);
+	if (ret) {
+		ev->status = ret;
+		return XCMA_EV_UD_ADDR_ERROR;
+	}
+	ret = xcma_ops->init_ah_attr_from_path(id->device, id->port_num,
+					       id->route.path_rec,
+					       &ev->param.ud.ah_attr,
+					       rep->sgid_attr);
+	if (ret) {
+		ev->status = ret;
+		return XCMA_EV_UNREACHABLE;
+	}
+	ev->param.ud.qp_num = rep->qpn;
+	ev->param.ud.qkey = rep->qkey;
+	return XCMA_EV_ESTABLISHED;
+}
+
+/*
+ * The active side's ib_cm callback: the SIDR REP, or ib_cm giving up.
+ * Entered as a REP (nothing for the user yet), the outcome fired under
+ * the handler mutex, where the QKEY is decided.
+ */
+static int sidr_handler(struct ib_cm_id *cm_id,
+			const struct ib_cm_event *ib_event)
+{
+	const struct ib_cm_sidr_rep_event_param *rep =
+		&ib_event->param.sidr_rep_rcvd;
+	struct xcma_id *xid = cm_id->context;
+	struct rdma_cm_event ev = {};
+	unsigned int fev;
+	int ret;
+
+	if (ib_event->event != IB_CM_SIDR_REQ_ERROR &&
+	    ib_event->event != IB_CM_SIDR_REP_RECEIVED)
+		return 0;
+	/* alive: its destroy destroys cm_id, which waits for us */
+	xcma_fsm_id_get(&xid->life.fsm);
+	if (xcma_fsm_id_enter(&xid->life.fsm, XCMA_EV_REP_RECEIVED,
+			      XCMA_FSM_PUT_REF))
+		return 0;
+	if (ib_event->event == IB_CM_SIDR_REQ_ERROR) {
+		fev = XCMA_EV_UNREACHABLE;
+		ev.status = -ETIMEDOUT;
+	} else {
+		ev.param.ud.private_data = ib_event->private_data;
+		ev.param.ud.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+		if (rep->status != IB_SIDR_SUCCESS) {
+			fev = XCMA_EV_UNREACHABLE;
+			ev.status = rep->status;
+		} else {
+			fev = sidr_rep_ok(xid, rep, &ev);
+		}
+	}
+	/* CONNECT stays CONNECT under the handler mutex: always let through */
+	WARN_ON_ONCE(xcma_fsm_id_fire(&xid->life.fsm, fev));
+	ev.event = xcma_fsm_event_cm_event(fev);
+	ret = xcma_id_call_user(xid, &ev);
+	xcma_ops->destroy_ah_attr(&ev.param.ud.ah_attr);
+	return ud_leave(xid, cm_id, ret);
+}
+
+/**
+ * xcma_ud_connect - send a UD id's SIDR REQ
+ * @xid: the id, CONNECT, its handler mutex held
+ * @param: the user's private data
+ *
+ * Return: 0, then ESTABLISHED or UNREACHABLE follows; the errnos of
+ * ib_cm.
+ */
+int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	size_t off = xcma_wire_hdr_len(xcma_id_src(xid)->sa_family);
+	struct ib_cm_sidr_req_param req = {};
+	struct ib_cm_id *cm_id;
+	void *buf;
+	int ret;
+
+	lockdep_assert_held(&xid->life.handler_mutex);
+	req.private_data_len = off + param->private_data_len;
+	buf = kzalloc(req.private_data_len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (param->private_data && param->private_data_len)
+		memcpy(buf + off, param->private_data, param->private_data_len);
+	ret = xcma_wire_hdr_encode(buf, req.private_data_len, xcma_id_src(xid),
+				   xcma_id_dst(xid));
+	if (ret)
+		goto out;
+
+	cm_id = xcma_ops->create_cm_id(xid->id.device, sidr_handler, xid);
+	if (IS_ERR(cm_id)) {
+		ret = PTR_ERR(cm_id);
+		goto out;
+	}
+	xid->cm_id = cm_id;
+	req.private_data = buf;
+	req.path = xid->id.route.path_rec;
+	req.sgid_attr = xid->id.route.addr.dev_addr.sgid_attr;
+	req.service_id = xcma_wire_addr_service_id(xid->id.ps, xcma_id_dst(xid));
+	req.timeout_ms = SIDR_TIMEOUT_MS;
+	req.max_cm_retries = XCMA_MAX_CM_RETRIES;
+	trace_cm_send_sidr_req(xid);
+	ret = xcma_ops->send_sidr_req(cm_id, &req);
+	if (ret) {
+		xid->cm_id = NULL;
+		xcma_ops->destroy_cm_id(cm_id);
+	}
+out:
+	kfree(buf);
+	return ret;
+}
+
+static int send_sidr_rep(struct xcma_id *xid, struct ib_cm_sidr_rep_param *rep,
+			 const void *data, u8 len)
+{
+	int ret;
+
+	ret = xcma_wire_check_private_data(XCMA_WIRE_SIDR_REP,
+					   xcma_id_src(xid)->sa_family, data,
+					   len);
+	if (ret)
+		return ret;
+	rep->private_data = data;
+	rep->private_data_len = len;
+	trace_cm_send_sidr_rep(xid);
+	return xcma_ops->send_sidr_rep(xid->cm_id, rep);
+}
+
+/**
+ * xcma_ud_accept - answer a SIDR REQ with our QP and QKEY
+ * @xid: the conn id, CONNECT, with its ib_cm id
+ * @param: the QKEY (0: the port space's) and private data, or NULL
+ *
+ * Return: 0; -EINVAL for a QKEY other than the id's or too much private
+ * data; the errnos of ib_cm.
+ */
+int xcma_ud_accept(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_SUCCESS };
+	int ret;
+
+	if (param && param->qkey)
+		ret = xcma_ud_set_qkey(xid, param->qkey);
+	else
+		ret = xcma_ud_default_qkey(xid);
+	if (ret)
+		return ret;
+	rep.qp_num = xid->qp_num;
+	rep.qkey = READ_ONCE(xid->qkey);
+	rep.ece.vendor_id = xid->ece.vendor_id;
+	rep.ece.attr_mod = xid->ece.attr_mod;
+	return send_sidr_rep(xid, &rep, param ? param->private_data : NULL,
+			     param ? param->private_data_len : 0);
+}
+
+/**
+ * xcma_ud_reject - answer a SIDR REQ with IB_SIDR_REJECT
+ * @xid: the conn id, with its ib_cm id
+ * @data: private data for the REP, may be NULL
+ * @len: its length
+ *
+ * Return: 0; -EINVAL for too much private data; the errnos of ib_cm.
+ */
+int xcma_ud_reject(struct xcma_id *xid, const void *data, u8 len)
+{
+	struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_REJECT };
+
+	return send_sidr_rep(xid, &rep, data, len);
+}
+
+/**
+ * xcma_ud_req_handler - a SIDR REQ for one of our listeners
+ * @cm_id: ib_cm's id of the request
+ * @ib_event: the SIDR REQ
+ *
+ * Return: 0 if a listener's user took it; else non-zero, and ib_cm
+ * destroys @cm_id.
+ */
+int xcma_ud_req_handler(struct ib_cm_id *cm_id,
+			const struct ib_cm_event *ib_event)
+{
+	const struct ib_cm_sidr_req_event_param *req =
+		&ib_event->param.sidr_req_rcvd;
+	struct sockaddr_storage local, remote;
+	struct xcma_id *listener, *conn;
+	struct rdma_cm_event ev = {};
+	size_t off;
+	struct net *net;
+	int ret;
+
+	ret = xcma_wire_hdr_decode(ib_event->private_data,
+				   IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE,
+				   req->service_id, &local, &remote);
+	if (ret)
+		return ret;
+	net = xcma_ib_gid_net(req->sgid_attr);
+	if (!net)
+		return -EINVAL;
+	listener = xcma_listen_find(net, cm_id->device, req->service_id,
+				    ib_event->private_data);
+	put_net(net);
+	if (!listener)
+		return -EINVAL;
+	trace_cm_req_handler(listener, ib_event->event);
+	if (listener->id.qp_type != IB_QPT_UD) {
+		ret = -EINVAL;
+		goto out;
+	}
+	conn = xcma_ib_conn_alloc(listener, IB_QPT_UD, &local, &remote);
+	if (!conn) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	conn->id.port_num = req->port;
+	if (req->sgid_attr) {
+		union ib_gid gid = req->sgid_attr->gid;
+
+		rdma_addr_set_sgid(&conn->id.route.addr.dev_addr, &gid);
+	}
+
+	off = xcma_wire_hdr_len(local.ss_family);
+	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
+	ev.param.ud.private_data = ib_event->private_data + off;
+	ev.param.ud.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - off;
+	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
+	if (ret)
+		goto out; /* conn is gone */
+	/* the conn id takes over the ib_cm id; ib_cm sends it nothing more */
+	conn->cm_id = cm_id;
+	cm_id->context = conn;
+	cm_id->cm_handler = sidr_handler;
+	ret = xcma_id_call_user(conn, &ev);
+	if (ret)
+		conn->cm_id = NULL; /* ib_cm destroys it when we return */
+	ret = xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
+	if (ret == XCMA_FSM_DESTROYED)
+		ret = -ECONNABORTED;
+out:
+	xcma_fsm_id_put(&listener->life.fsm);
+	return ret;
+}
