@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# rdma-core's userspace over Soft-RoCE, run inside a VM booted with
+# `scripts/vm.sh --user` (rxe0 on eth0, 10.99.0.1). The CM under rdma_ucm
+# is xcma when xcma.ko is loaded (the kernel's own rdma_ucm.ko is then
+# inserted on top of it, the in-tree rdma_cm never loaded), else the
+# in-tree rdma_cm (modprobe rdma_ucm: the control).
+#
+#   sh user.sh tools     rping, ucmatose, rdma_server/rdma_client, and our
+#                        own UD (ud) and multicast (mcast) programs
+#   sh user.sh unplug    rping running, rdma link delete rxe0: both ends
+#                        exit through their error path, no hang; re-add,
+#                        a new rping passes
+#   sh user.sh load      only load rdma_ucm (for callers that then run
+#                        their own steps)
+# Every line this script prints starts with "user:".
+ip4=10.99.0.1
+T=$(date +%s)
+say() { echo "user: $*"; }
+fail() { say "FAIL: $*"; exit 1; }
+now() { cut -d' ' -f1 /proc/uptime; }
+
+load_ucm() {
+	local ko
+	if grep -q '^xcma ' /proc/modules; then
+		grep -q '^rdma_cm ' /proc/modules && fail "in-tree rdma_cm loaded next to xcma"
+		ko=$(find "/lib/modules/$(uname -r)" -name rdma_ucm.ko)
+		[ -n "$ko" ] || fail "no rdma_ucm.ko in the module tree"
+		insmod "$ko" || fail "the stock rdma_ucm.ko does not load on xcma"
+		cm=xcma
+	else
+		modprobe rdma_ucm || fail "modprobe rdma_ucm"
+		cm=rdma_cm
+	fi
+	[ -c /dev/infiniband/rdma_cm ] || fail "no /dev/infiniband/rdma_cm"
+	say "rdma_ucm loaded on $cm"
+}
+
+unload_ucm() {
+	rmmod rdma_ucm || fail "rmmod rdma_ucm"
+}
+
+# pair NAME SECS 'server cmd' 'client cmd' [READY]: run a server in the
+# background and a client against it; both must exit 0 within SECS. The
+# client starts once the server printed READY (a regex), or after 2 s.
+pair() {
+	local name=$1 secs=$2 srv=$3 cli=$4 ready=${5:-} t0 spid srv_rc cli_rc n=0
+	t0=$(now)
+	timeout "$secs" $srv >/tmp/$name.srv 2>&1 &
+	spid=$!
+	if [ -n "$ready" ]; then
+		until grep -q "$ready" /tmp/$name.srv; do
+			[ $n -lt 100 ] && kill -0 $spid 2>/dev/null || break
+			sleep 0.2
+			n=$((n + 1))
+		done
+	else
+		# the server listens before the client connects
+		sleep 2
+	fi
+	timeout "$secs" $cli >/tmp/$name.cli 2>&1
+	cli_rc=$?
+	wait $spid
+	srv_rc=$?
+	say "$name: server rc $srv_rc, client rc $cli_rc, $(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }') s"
+	if [ $srv_rc != 0 ] || [ $cli_rc != 0 ]; then
+		sed 's/^/user:   srv| /' /tmp/$name.srv | tail -15
+		sed 's/^/user:   cli| /' /tmp/$name.cli | tail -15
+		fail "$name"
+	fi
+	say "PASS $name"
+}
+
+tools() {
+	pair rping 300 "rping -s -a $ip4 -C 1000 -V -S 256" "rping -c -a $ip4 -C 1000 -V -S 256 -v"
+	# rping's client exits 0 when the server fails: count its pings, each
+	# one validated (-V) against what it sent
+	n=$(grep -c '^ping data: rdma-ping-' /tmp/rping.cli)
+	[ "$n" = 1000 ] || fail "rping: $n validated pings, expected 1000"
+	# four connections, 50 messages each way on each
+	pair ucmatose 120 "ucmatose -c 4 -C 50" "ucmatose -s $ip4 -c 4 -C 50"
+	grep -q 'data transfers complete' /tmp/ucmatose.cli || fail "ucmatose: no transfer"
+	pair rdma_server 60 "rdma_server -s $ip4" "rdma_client -s $ip4"
+	grep -q 'rdma_client: end 0' /tmp/rdma_server.cli || fail "rdma_client did not end with 0"
+	pair ud 60 "/xcma/ud -s" "/xcma/ud -c $ip4"
+	grep -q 'ud client: 20 datagrams sent, echoed and checked' /tmp/ud.cli || fail "ud: no exchange"
+	pair mcast 60 "/xcma/mcast -r -b $ip4" "/xcma/mcast -b $ip4" 'mcast receiver: joined'
+	grep -q 'mcast receiver: 20 datagrams received and checked' /tmp/mcast.srv || fail "mcast: nothing received"
+}
+
+# rping_running: a server and a client exchanging validated pings
+unplug() {
+	local t0 t1 n
+	rping -s -a $ip4 -C 1000000 -V >/tmp/up.srv 2>&1 &
+	spid=$!
+	sleep 2
+	rping -c -a $ip4 -C 1000000 -V >/tmp/up.cli 2>&1 &
+	cpid=$!
+	sleep 4
+	kill -0 $spid && kill -0 $cpid || fail "rping did not keep running"
+	t0=$(now)
+	timeout 60 rdma link delete rxe0 || fail "rdma link delete rxe0 failed or hung"
+	t1=$(now)
+	say "rdma link delete returned in $(echo "$t1 $t0" | awk '{ printf "%.1f", $1 - $2 }') s"
+	n=0
+	while kill -0 $spid 2>/dev/null || kill -0 $cpid 2>/dev/null; do
+		[ $n -lt 50 ] || fail "rping still running 10 s after the delete"
+		sleep 0.2
+		n=$((n + 1))
+	done
+	wait $spid; src=$?
+	wait $cpid; crc=$?
+	say "both rping gone $(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }') s after the delete began (server rc $src, client rc $crc)"
+	sed 's/^/user:   srv| /' /tmp/up.srv | tail -3
+	sed 's/^/user:   cli| /' /tmp/up.cli | tail -3
+	# their error path: the CM's DEVICE_REMOVAL event
+	grep -q 'device removal' /tmp/up.srv || fail "server did not see DEVICE_REMOVAL"
+	grep -q 'device removal' /tmp/up.cli || fail "client did not see DEVICE_REMOVAL"
+	[ $src != 0 ] && [ $crc != 0 ] || fail "an rping exited 0 through removal"
+	rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add"
+	pair rping-after-readd 120 "rping -s -a $ip4 -C 100 -V" "rping -c -a $ip4 -C 100 -V"
+	say "PASS unplug"
+}
+
+case ${1:-tools} in
+tools) load_ucm; tools; unload_ucm ;;
+unplug) load_ucm; unplug; unload_ucm ;;
+load) load_ucm ;;
+*) fail "unknown scenario $1" ;;
+esac
+say "ok ($(( $(date +%s) - T )) s)"
