@@ -12,8 +12,17 @@
 #   sh user.sh unplug    rping running, rdma link delete rxe0: both ends
 #                        exit through their error path, no hang; re-add,
 #                        a new rping passes
-#   sh user.sh load      only load rdma_ucm (for callers that then run
-#                        their own steps)
+#   sh user.sh xcma-first
+#                        (boot with --no-xcma, -f xcma.ko) ask for xcma
+#                        before ib_uverbs is loaded: insmod is refused,
+#                        modprobe loads ib_uverbs first; then unplug
+#   sh user.sh intree-hang
+#                        (boot with --no-xcma --preload rdma_cm: the
+#                        in-tree CM registers before ib_uverbs) rping
+#                        running, rdma link delete: an observation, the
+#                        delete hangs in ib_uverbs_remove_one until the
+#                        processes are killed; the hung-task report fails
+#                        the run, as it should
 # Every line this script prints starts with "user:".
 ip4=10.99.0.1
 T=$(date +%s)
@@ -123,10 +132,64 @@ unplug() {
 	say "PASS unplug"
 }
 
+# xcma asked for before ib_uverbs: the module dependency orders them
+xcma_first() {
+	local kv ko
+	kv=$(uname -r)
+	rdma link delete rxe0 && rmmod rdma_rxe && rmmod ib_uverbs || fail "unloading ib_uverbs"
+	grep -q '^ib_uverbs ' /proc/modules && fail "ib_uverbs still loaded"
+	insmod /xcma/xcma.ko && fail "insmod xcma succeeded without ib_uverbs"
+	dmesg | grep 'xcma: Unknown symbol ib_copy_path_rec_from_user' ||
+		fail "the refused insmod named no ib_uverbs symbol"
+	mkdir -p "/lib/modules/$kv/extra"
+	cp /xcma/xcma.ko "/lib/modules/$kv/extra/"
+	depmod || fail depmod
+	modprobe xcma || fail "modprobe xcma"
+	# /proc/modules lists the newest first
+	ko=$(cut -d' ' -f1 /proc/modules | grep -E '^(xcma|ib_uverbs)$' | tr '\n' ' ')
+	say "loaded, newest first: $ko"
+	[ "$ko" = "xcma ib_uverbs " ] || fail "modprobe xcma did not load ib_uverbs first"
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || fail "rxe0"
+	load_ucm
+	unplug
+	unload_ucm
+	rmmod xcma || fail "rmmod xcma"
+}
+
+# the in-tree CM registered before ib_uverbs
+intree_hang() {
+	local n=0 dpid
+	grep -q '^xcma ' /proc/modules && fail "for the in-tree CM only"
+	load_ucm
+	rping -s -a $ip4 -C 1000000 -V >/tmp/up.srv 2>&1 &
+	spid=$!
+	sleep 2
+	rping -c -a $ip4 -C 1000000 -V >/tmp/up.cli 2>&1 &
+	cpid=$!
+	sleep 4
+	rdma link delete rxe0 &
+	dpid=$!
+	until dmesg | grep -q 'blocked for more than'; do
+		[ $n -lt 60 ] || { say "no hung task within 60 s"; break; }
+		sleep 1
+		n=$((n + 1))
+	done
+	kill -0 $dpid 2>/dev/null && say "observed: rdma link delete still blocked after $n s"
+	dmesg | grep -q 'ib_uverbs_remove_one' && say "observed: blocked in ib_uverbs_remove_one"
+	kill -0 $spid 2>/dev/null && kill -0 $cpid 2>/dev/null &&
+		say "observed: both rping still waiting for DEVICE_REMOVAL"
+	kill -9 $spid $cpid
+	wait $dpid
+	say "observed: rdma link delete returned once the processes were killed"
+	unload_ucm
+}
+
 case ${1:-tools} in
 tools) load_ucm; tools; unload_ucm ;;
 unplug) load_ucm; unplug; unload_ucm ;;
 load) load_ucm ;;
+xcma-first) xcma_first ;;
+intree-hang) intree_hang ;;
 *) fail "unknown scenario $1" ;;
 esac
 say "ok ($(( $(date +%s) - T )) s)"
