@@ -72,6 +72,8 @@ pair() {
 	fi
 	timeout "$secs" $cli >/tmp/$name.cli 2>&1
 	cli_rc=$?
+	# a server whose client failed may wait for it forever
+	[ $cli_rc = 0 ] || { sleep 1; kill $spid 2>/dev/null; }
 	wait $spid
 	srv_rc=$?
 	say "$name: server rc $srv_rc, client rc $cli_rc, $(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }') s"
@@ -80,7 +82,6 @@ pair() {
 		sed 's/^/user:   cli| /' /tmp/$name.cli | tail -15
 		fail "$name"
 	fi
-	say "PASS $name"
 }
 
 # want NAME: whether the tools scenario runs NAME (all without a list)
@@ -98,25 +99,30 @@ tools() {
 		# pings, each one validated (-V) against what it sent
 		n=$(grep -c '^ping data: rdma-ping-' /tmp/rping.cli)
 		[ "$n" = 1000 ] || fail "rping: $n validated pings, expected 1000"
+		say "PASS rping"
 	fi
 	if want ucmatose; then
 		# four connections, 50 messages each way on each
 		pair ucmatose 120 "ucmatose -c 4 -C 50" "ucmatose -s $ip4 -c 4 -C 50"
 		grep -q 'data transfers complete' /tmp/ucmatose.cli || fail "ucmatose: no transfer"
+		say "PASS ucmatose"
 	fi
 	if want rdma_server; then
 		pair rdma_server 60 "rdma_server -s $ip4" "rdma_client -s $ip4"
 		grep -q 'rdma_client: end 0' /tmp/rdma_server.cli || fail "rdma_client did not end with 0"
+		say "PASS rdma_server/rdma_client"
 	fi
 	if want ud; then
 		pair ud 60 "/xcma/ud -s" "/xcma/ud -c $ip4"
 		grep -q 'ud client: 20 datagrams sent, echoed and checked' /tmp/ud.cli ||
 			fail "ud: no exchange"
+		say "PASS ud"
 	fi
 	if want mcast; then
 		pair mcast 60 "/xcma/mcast -r -b $ip4" "/xcma/mcast -b $ip4" 'mcast receiver: joined'
 		grep -q 'mcast receiver: 20 datagrams received and checked' /tmp/mcast.srv ||
 			fail "mcast: nothing received"
+		say "PASS mcast"
 	fi
 }
 
@@ -164,7 +170,9 @@ unplug() {
 	grep -q 'device removal' /tmp/up.cli || fail "client did not see DEVICE_REMOVAL"
 	[ $src != 0 ] && [ $crc != 0 ] || fail "an rping exited 0 through removal"
 	rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add"
-	pair rping-after-readd 120 "rping -s -a $ip4 -C 100 -V" "rping -c -a $ip4 -C 100 -V"
+	pair rping-after-readd 120 "rping -s -a $ip4 -C 100 -V" "rping -c -a $ip4 -C 100 -V -v"
+	n=$(grep -c '^ping data: rdma-ping-' /tmp/rping-after-readd.cli)
+	[ "$n" = 100 ] || fail "rping after the re-add: $n validated pings, expected 100"
 	say "PASS unplug"
 }
 
