@@ -13,6 +13,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_marshall.h>
 #include <rdma/ib_verbs.h>
 
 #include "defaults.h"
@@ -34,6 +35,21 @@ static struct xcma_device_counters counters;
 static struct dentry *debug_dir;
 
 static struct ib_client xcma_client;
+
+/*
+ * ib_core calls the clients' .remove newest-registered first. ib_uverbs's
+ * .remove waits until the user contexts on the device are gone, and the
+ * processes that own them wait for the DEVICE_REMOVAL that rdma_ucm gets
+ * from this client's .remove: if this client were older than ib_uverbs's,
+ * `rdma link delete` would hang with them. This reference to one of
+ * ib_uverbs's exports makes xcma.ko depend on ib_uverbs.ko: modprobe loads
+ * it first, insmod refuses xcma while it is not loaded ("Unknown symbol
+ * ib_copy_path_rec_from_user"), the loader runs xcma's init only once
+ * ib_uverbs's init (its ib_register_client) has completed, and ib_uverbs
+ * cannot be unloaded while xcma is loaded. So this client is always the
+ * newer of the two, in every order modules are asked for.
+ */
+static const void *const xcma_uverbs_dep __used = ib_copy_path_rec_from_user;
 
 static int add_one(struct ib_device *ibdev)
 {

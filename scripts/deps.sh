@@ -12,7 +12,7 @@ pkgs=(
 	bc flex bison libelf-dev libssl-dev dwarves ccache sparse
 	"linux-headers-$stock61" "linux-headers-$stock612" linux-source-6.12
 	qemu-system-x86 busybox-static iproute2
-	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
 	libgtest-dev graphviz
 )
 cache=${XCMA_CACHE:-/var/cache/xcma}

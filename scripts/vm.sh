@@ -21,12 +21,16 @@
 #     --sbs                         build and load the side-by-side xcma.ko
 #                                   (xcma_* exports, build/mod/<kernel>-sbs),
 #                                   which loads next to the in-tree rdma_cm
+#     --user                        also stage rdma-core's userspace: the
+#                                   tools of rdmacm-utils, libibverbs with
+#                                   the rxe provider, and the kernel's
+#                                   rdma_ucm.ko (loaded by the command)
 #
 # Files copied with -f land in /xcma, the command's working directory.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode=
+kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -39,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--no-xcma) load=0; shift ;;
 	--preload) preload=$2; shift 2 ;;
 	--sbs) mode=sbs; shift ;;
+	--user) user=1; shift ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -74,8 +79,32 @@ for b in ip rdma ${XCMA_VM_BINS:-}; do
 	done
 done
 
+# rdma-core's userspace: librdmacm's tools, the rxe provider libibverbs
+# dlopens by the path its .driver file names, and libgcc_s, which glibc
+# dlopens when a thread exits
+if [ $user = 1 ]; then
+	vbins="rping ucmatose rdma_server rdma_client udaddy mckey"
+	libdir=/usr/lib/x86_64-linux-gnu
+	for b in $vbins "$libdir/libibverbs/librxe-rdmav34.so"; do
+		src=$(command -v "$b" || echo "$b")
+		[ -e "$src" ] || { echo "vm.sh: $b not found (scripts/deps.sh)" >&2; exit 1; }
+		case $src in
+		*.so) mkdir -p "$stage$(dirname "$src")"; cp -L "$src" "$stage$src" ;;
+		*) cp -L "$src" "$stage/usr/sbin/" ;;
+		esac
+		ldd "$src" | grep -o '/[^ ]*' | while read -r lib; do
+			mkdir -p "$stage$(dirname "$lib")"
+			cp -L "$lib" "$stage$lib"
+		done
+	done
+	cp -L "$libdir/libgcc_s.so.1" "$stage/lib/x86_64-linux-gnu/"
+	mkdir -p "$stage/etc/libibverbs.d"
+	cp /etc/libibverbs.d/rxe.driver "$stage/etc/libibverbs.d/"
+fi
+
 # the module closure of what the VM loads, with a fresh modules.dep
 mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $preload"
+[ $user = 1 ] && mods="$mods rdma_ucm"
 mkdir -p "$stage/lib/modules/$KVER"
 modprobe -d "$KMODS" -S "$KVER" -a --show-depends $mods 2>/dev/null |
 	awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do

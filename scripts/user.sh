@@ -1,0 +1,239 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# rdma-core's userspace over Soft-RoCE, run inside a VM booted with
+# `scripts/vm.sh --user` (rxe0 on eth0, 10.99.0.1). The CM under rdma_ucm
+# is xcma when xcma.ko is loaded (the kernel's own rdma_ucm.ko is then
+# inserted on top of it, the in-tree rdma_cm never loaded), else the
+# in-tree rdma_cm (modprobe rdma_ucm: the control).
+#
+#   sh user.sh tools [NAME...]
+#                        rping, ucmatose, rdma_server/rdma_client, and our
+#                        own UD (ud) and multicast (mcast) programs (or
+#                        only those NAMEd)
+#   sh user.sh unplug    rping running, rdma link delete rxe0: both ends
+#                        exit through their error path, no hang; re-add,
+#                        a new rping passes
+#   sh user.sh xcma-first
+#                        (boot with --no-xcma, -f xcma.ko) ask for xcma
+#                        before ib_uverbs is loaded: insmod is refused,
+#                        modprobe loads ib_uverbs first; then unplug
+#   sh user.sh intree-hang
+#                        (boot with --no-xcma --preload rdma_cm: the
+#                        in-tree CM registers before ib_uverbs) rping
+#                        running, rdma link delete: an observation, the
+#                        delete hangs in ib_uverbs_remove_one until the
+#                        processes are killed; the hung-task report fails
+#                        the run, as it should
+# Every line this script prints starts with "user:".
+ip4=10.99.0.1
+T=$(date +%s)
+say() { echo "user: $*"; }
+fail() { say "FAIL: $*"; exit 1; }
+now() { cut -d' ' -f1 /proc/uptime; }
+
+load_ucm() {
+	local ko
+	if grep -q '^xcma ' /proc/modules; then
+		grep -q '^rdma_cm ' /proc/modules && fail "in-tree rdma_cm loaded next to xcma"
+		ko=$(find "/lib/modules/$(uname -r)" -name rdma_ucm.ko)
+		[ -n "$ko" ] || fail "no rdma_ucm.ko in the module tree"
+		insmod "$ko" || fail "the stock rdma_ucm.ko does not load on xcma"
+		cm=xcma
+	else
+		modprobe rdma_ucm || fail "modprobe rdma_ucm"
+		cm=rdma_cm
+	fi
+	[ -c /dev/infiniband/rdma_cm ] || fail "no /dev/infiniband/rdma_cm"
+	say "rdma_ucm loaded on $cm"
+}
+
+unload_ucm() {
+	rmmod rdma_ucm || fail "rmmod rdma_ucm"
+}
+
+# pair NAME SECS 'server cmd' 'client cmd' [READY]: run a server in the
+# background and a client against it; both must exit 0 within SECS. The
+# client starts once the server printed READY (a regex), or after 2 s.
+pair() {
+	local name=$1 secs=$2 srv=$3 cli=$4 ready=${5:-} t0 spid srv_rc cli_rc n=0
+	t0=$(now)
+	timeout "$secs" $srv >/tmp/$name.srv 2>&1 &
+	spid=$!
+	if [ -n "$ready" ]; then
+		until grep -q "$ready" /tmp/$name.srv; do
+			[ $n -lt 100 ] && kill -0 $spid 2>/dev/null || break
+			sleep 0.2
+			n=$((n + 1))
+		done
+	else
+		# the server listens before the client connects
+		sleep 2
+	fi
+	timeout "$secs" $cli >/tmp/$name.cli 2>&1
+	cli_rc=$?
+	# a server whose client failed may wait for it forever
+	[ $cli_rc = 0 ] || { sleep 1; kill $spid 2>/dev/null; }
+	wait $spid
+	srv_rc=$?
+	say "$name: server rc $srv_rc, client rc $cli_rc, $(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }') s"
+	if [ $srv_rc != 0 ] || [ $cli_rc != 0 ]; then
+		sed 's/^/user:   srv| /' /tmp/$name.srv | tail -15
+		sed 's/^/user:   cli| /' /tmp/$name.cli | tail -15
+		fail "$name"
+	fi
+}
+
+# want NAME: whether the tools scenario runs NAME (all without a list)
+want() {
+	[ -z "$only" ] && return 0
+	case " $only " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+tools() {
+	if want rping; then
+		pair rping 300 "rping -s -a $ip4 -C 1000 -V -S 256" \
+			"rping -c -a $ip4 -C 1000 -V -S 256 -v"
+		# rping's client exits 0 when the server fails: count its
+		# pings, each one validated (-V) against what it sent
+		n=$(grep -c '^ping data: rdma-ping-' /tmp/rping.cli)
+		[ "$n" = 1000 ] || fail "rping: $n validated pings, expected 1000"
+		say "PASS rping"
+	fi
+	if want ucmatose; then
+		# four connections, 50 messages each way on each
+		pair ucmatose 120 "ucmatose -c 4 -C 50" "ucmatose -s $ip4 -c 4 -C 50"
+		grep -q 'data transfers complete' /tmp/ucmatose.cli || fail "ucmatose: no transfer"
+		say "PASS ucmatose"
+	fi
+	if want rdma_server; then
+		pair rdma_server 60 "rdma_server -s $ip4" "rdma_client -s $ip4"
+		grep -q 'rdma_client: end 0' /tmp/rdma_server.cli || fail "rdma_client did not end with 0"
+		say "PASS rdma_server/rdma_client"
+	fi
+	if want ud; then
+		pair ud 60 "/xcma/ud -s" "/xcma/ud -c $ip4"
+		grep -q 'ud client: 20 datagrams sent, echoed and checked' /tmp/ud.cli ||
+			fail "ud: no exchange"
+		say "PASS ud"
+	fi
+	if want mcast; then
+		pair mcast 60 "/xcma/mcast -r -b $ip4" "/xcma/mcast -b $ip4" 'mcast receiver: joined'
+		grep -q 'mcast receiver: 20 datagrams received and checked' /tmp/mcast.srv ||
+			fail "mcast: nothing received"
+		say "PASS mcast"
+	fi
+}
+
+unplug() {
+	local t0 t1 n
+	rping -s -a $ip4 -C 1000000 -V >/tmp/up.srv 2>&1 &
+	spid=$!
+	sleep 2
+	rping -c -a $ip4 -C 1000000 -V >/tmp/up.cli 2>&1 &
+	cpid=$!
+	sleep 4
+	kill -0 $spid && kill -0 $cpid || fail "rping did not keep running"
+	t0=$(now)
+	# in the background: a delete blocked in the kernel cannot be
+	# killed, but its blockers can
+	rdma link delete rxe0 &
+	dpid=$!
+	n=0
+	while kill -0 $dpid 2>/dev/null; do
+		if [ $n -ge 150 ]; then
+			say "rdma link delete still blocked after 30 s; killing rping"
+			kill -9 $spid $cpid
+			wait $dpid
+			fail "rdma link delete hung under rping"
+		fi
+		sleep 0.2
+		n=$((n + 1))
+	done
+	wait $dpid || fail "rdma link delete rxe0 failed"
+	t1=$(now)
+	say "rdma link delete returned in $(echo "$t1 $t0" | awk '{ printf "%.1f", $1 - $2 }') s"
+	n=0
+	while kill -0 $spid 2>/dev/null || kill -0 $cpid 2>/dev/null; do
+		[ $n -lt 50 ] || fail "rping still running 10 s after the delete"
+		sleep 0.2
+		n=$((n + 1))
+	done
+	wait $spid; src=$?
+	wait $cpid; crc=$?
+	say "both rping gone $(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }') s after the delete began (server rc $src, client rc $crc)"
+	sed 's/^/user:   srv| /' /tmp/up.srv | tail -3
+	sed 's/^/user:   cli| /' /tmp/up.cli | tail -3
+	# their error path: the CM's DEVICE_REMOVAL event
+	grep -q 'device removal' /tmp/up.srv || fail "server did not see DEVICE_REMOVAL"
+	grep -q 'device removal' /tmp/up.cli || fail "client did not see DEVICE_REMOVAL"
+	[ $src != 0 ] && [ $crc != 0 ] || fail "an rping exited 0 through removal"
+	rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add"
+	pair rping-after-readd 120 "rping -s -a $ip4 -C 100 -V" "rping -c -a $ip4 -C 100 -V -v"
+	n=$(grep -c '^ping data: rdma-ping-' /tmp/rping-after-readd.cli)
+	[ "$n" = 100 ] || fail "rping after the re-add: $n validated pings, expected 100"
+	say "PASS unplug"
+}
+
+# xcma asked for before ib_uverbs: the module dependency orders them
+xcma_first() {
+	local kv ko
+	kv=$(uname -r)
+	rdma link delete rxe0 && rmmod rdma_rxe && rmmod ib_uverbs || fail "unloading ib_uverbs"
+	grep -q '^ib_uverbs ' /proc/modules && fail "ib_uverbs still loaded"
+	insmod /xcma/xcma.ko && fail "insmod xcma succeeded without ib_uverbs"
+	dmesg | grep 'xcma: Unknown symbol ib_copy_path_rec_from_user' ||
+		fail "the refused insmod named no ib_uverbs symbol"
+	mkdir -p "/lib/modules/$kv/extra"
+	cp /xcma/xcma.ko "/lib/modules/$kv/extra/"
+	depmod || fail depmod
+	modprobe xcma || fail "modprobe xcma"
+	# /proc/modules lists the newest first
+	ko=$(cut -d' ' -f1 /proc/modules | grep -E '^(xcma|ib_uverbs)$' | tr '\n' ' ')
+	say "loaded, newest first: $ko"
+	[ "$ko" = "xcma ib_uverbs " ] || fail "modprobe xcma did not load ib_uverbs first"
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || fail "rxe0"
+	load_ucm
+	unplug
+	unload_ucm
+	rmmod xcma || fail "rmmod xcma"
+}
+
+# the in-tree CM registered before ib_uverbs
+intree_hang() {
+	local n=0 dpid
+	grep -q '^xcma ' /proc/modules && fail "for the in-tree CM only"
+	load_ucm
+	rping -s -a $ip4 -C 1000000 -V >/tmp/up.srv 2>&1 &
+	spid=$!
+	sleep 2
+	rping -c -a $ip4 -C 1000000 -V >/tmp/up.cli 2>&1 &
+	cpid=$!
+	sleep 4
+	rdma link delete rxe0 &
+	dpid=$!
+	until dmesg | grep -q 'blocked for more than'; do
+		[ $n -lt 60 ] || { say "no hung task within 60 s"; break; }
+		sleep 1
+		n=$((n + 1))
+	done
+	kill -0 $dpid 2>/dev/null && say "observed: rdma link delete still blocked after $n s"
+	dmesg | grep -q 'ib_uverbs_remove_one' && say "observed: blocked in ib_uverbs_remove_one"
+	kill -0 $spid 2>/dev/null && kill -0 $cpid 2>/dev/null &&
+		say "observed: both rping still waiting for DEVICE_REMOVAL"
+	kill -9 $spid $cpid
+	wait $dpid
+	say "observed: rdma link delete returned once the processes were killed"
+	unload_ucm
+}
+
+case ${1:-tools} in
+tools) shift; only=$*; load_ucm; tools; unload_ucm ;;
+unplug) load_ucm; unplug; unload_ucm ;;
+load) load_ucm ;;
+xcma-first) xcma_first ;;
+intree-hang) intree_hang ;;
+*) fail "unknown scenario $1" ;;
+esac
+say "ok ($(( $(date +%s) - T )) s)"
