@@ -281,6 +281,15 @@ void xcma_id_detach(struct xcma_id *xid)
 	xcma_fsm_id_detach(&xid->life.fsm);
 	xid->id.device = NULL;
 	xid->id.port_num = 0;
+	/*
+	 * The release untracked the id (rdma_restrack_del() spent the
+	 * entry's reference and, for a user id, its task): re-arm it, so
+	 * that the id's next attach lists it afresh. A kernel id keeps its
+	 * module's name; a user id is its caller's, as at creation.
+	 */
+	rdma_restrack_new(&xid->res, RDMA_RESTRACK_CM_ID);
+	if (!xid->res.kern_name)
+		rdma_restrack_set_name(&xid->res, NULL);
 }
 
 /**
