@@ -793,6 +793,9 @@ static int t_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			return 1;
 		r->id = id;
 		id->context = r;
+		/* a SIDR request's id is a UD one, as the requester's */
+		if (id->qp_type == IB_QPT_UD)
+			set_bit(RF_UD, &r->flags);
 		atomic_long_inc(&t.conn_ids);
 	}
 	n = r->nlog;

@@ -11,9 +11,9 @@
 #include <rdma/restrack.h>
 
 #include "interop.h"
+#include "../../../cma/xcma.h"
 
 #ifdef XCMA_SIDE_BY_SIDE
-#include "../../../cma/xcma.h"
 
 #define INTEROP_CM interop_xcma
 #define INTEROP_CM_NAME "xcma"
@@ -30,9 +30,19 @@ static int live_ids(struct ib_device *ibdev)
 #define INTEROP_CM interop_intree
 #define INTEROP_CM_NAME "in-tree"
 
+/*
+ * restrack lists xcma's ids too (ib_core reads them through the in-tree
+ * layout): the in-tree CM's are the rest
+ */
 static int live_ids(struct ib_device *ibdev)
 {
-	return rdma_restrack_count(ibdev, RDMA_RESTRACK_CM_ID, false);
+	unsigned int xcma_ids = 0;
+	int state;
+
+	if (xcma_device_query(dev_name(&ibdev->dev), &state, &xcma_ids))
+		xcma_ids = 0;
+	return rdma_restrack_count(ibdev, RDMA_RESTRACK_CM_ID, false) -
+	       xcma_ids;
 }
 #endif
 
