@@ -276,7 +276,9 @@ static struct {
 static DEFINE_XARRAY(t_cm_ids);	/* ib_cm id -> xa_mk_value(holds) */
 static DEFINE_SPINLOCK(t_cm_lock); /* serializes the counts in t_cm_ids */
 static atomic_t t_cm_held, t_qps, t_gids, t_cm_untracked;
-static ib_cm_handler t_ib_handler_orig, t_req_handler_orig;
+static ib_cm_handler t_req_handler_orig;
+/* xcma's ib_cm handlers (RC and SIDR), each behind a wrapper of its own */
+static ib_cm_handler t_ib_handler_orig[2];
 
 static void t_cm_track(struct ib_cm_id *cm_id, int delta)
 {
@@ -301,17 +303,44 @@ static void t_cm_track(struct ib_cm_id *cm_id, int delta)
 }
 
 /* a non-zero return makes ib_cm destroy the ib_cm id itself */
-static int t_ib_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
+static int t_ib_handler_n(int n, struct ib_cm_id *cm_id,
+			  const struct ib_cm_event *ev)
 {
-	int ret = t_ib_handler_orig(cm_id, ev);
+	int ret = READ_ONCE(t_ib_handler_orig[n])(cm_id, ev);
 
 	if (ret)
 		t_cm_track(cm_id, -1);
 	return ret;
 }
 
+static int t_ib_handler0(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
+{
+	return t_ib_handler_n(0, cm_id, ev);
+}
+
+static int t_ib_handler1(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
+{
+	return t_ib_handler_n(1, cm_id, ev);
+}
+
+static const ib_cm_handler t_ib_wrappers[2] = { t_ib_handler0, t_ib_handler1 };
+
+/* the wrapper of xcma's handler @h (NULL: a third handler, not watched) */
+static ib_cm_handler t_ib_wrapper(ib_cm_handler h)
+{
+	int n;
+
+	for (n = 0; n < 2; n++) {
+		if (!cmpxchg(&t_ib_handler_orig[n], NULL, h) ||
+		    READ_ONCE(t_ib_handler_orig[n]) == h)
+			return t_ib_wrappers[n];
+	}
+	return NULL;
+}
+
 static int t_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 {
+	ib_cm_handler w;
 	int ret;
 
 	t_cm_track(cm_id, 1);
@@ -321,18 +350,19 @@ static int t_req_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)
 		return ret;
 	}
 	/* a conn id took it over: watch its handler's returns too */
-	if (cm_id->cm_handler == t_ib_handler_orig)
-		cm_id->cm_handler = t_ib_handler;
+	w = t_ib_wrapper(cm_id->cm_handler);
+	if (w)
+		cm_id->cm_handler = w;
 	return 0;
 }
 
 static struct ib_cm_id *t_create_cm_id(struct ib_device *dev,
 				       ib_cm_handler handler, void *context)
 {
+	ib_cm_handler w = t_ib_wrapper(handler);
 	struct ib_cm_id *cm_id;
 
-	WRITE_ONCE(t_ib_handler_orig, handler);
-	cm_id = xcma_kernel_ops.create_cm_id(dev, t_ib_handler, context);
+	cm_id = xcma_kernel_ops.create_cm_id(dev, w ? w : handler, context);
 	if (!IS_ERR(cm_id))
 		t_cm_track(cm_id, 1);
 	return cm_id;
