@@ -306,7 +306,8 @@ static void t_cm_track(struct ib_cm_id *cm_id, int delta)
 static int t_ib_handler_n(int n, struct ib_cm_id *cm_id,
 			  const struct ib_cm_event *ev)
 {
-	int ret = READ_ONCE(t_ib_handler_orig[n])(cm_id, ev);
+	ib_cm_handler h = READ_ONCE(t_ib_handler_orig[n]);
+	int ret = h(cm_id, ev);
 
 	if (ret)
 		t_cm_track(cm_id, -1);
