@@ -646,15 +646,20 @@ EXPORT_SYMBOL(rdma_reject);
  *
  * The QP goes to ERR first, which flushes its work requests.
  *
- * Return: 0; -EINVAL without a connection.
+ * Return: 0; -EINVAL without an ib_cm id. A listener bound to a device
+ * has one, its listen id, and gets 0 as from the in-tree CM: only its QP,
+ * if it made one, goes to ERR, as no DREQ or DREP goes out of a listen id.
  */
 int rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (!xid->cm_id)
-		return -EINVAL;
+	if (!xid->cm_id) {
+		if (!READ_ONCE(xid->listen_cm_id))
+			return -EINVAL;
+		return xcma_qp_modify_err(xid);
+	}
 	ret = xcma_id_transition(xid, XCMA_EV_DISCONNECT);
 	if (ret)
 		return ret;

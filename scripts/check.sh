@@ -168,9 +168,19 @@ user_vm() {
 	local k=$1 name=$2 what=$3 log=build/vm/user-$1-$2.log rc=0
 	shift 3
 	scripts/vm.sh -q -k "$k" --user -o "$log" -f scripts/user.sh \
-		-f build/user/ud -f build/user/mcast "$@" -- "sh /xcma/user.sh $what" || rc=$?
+		-f build/user/ud -f build/user/mcast -f build/user/phase \
+		-f build/user/badinput "$@" -- "sh /xcma/user.sh $what" || rc=$?
 	grep -aE '^user: |Unknown symbol' "$log"
 	return $rc
+}
+
+# same_errnos KERNEL CONTROL: xcma's badinput lines in user.sh misuse on
+# KERNEL are the in-tree CM's on CONTROL, call for call
+same_errnos() {
+	local ours=build/vm/user-$1-xcma-misuse.log theirs=build/vm/user-$2-intree-misuse.log
+	grep -q 'badinput: done' "$theirs" || { echo "no control run on $2"; return 1; }
+	grep -q 'badinput: done' "$ours" || { echo "no run of badinput on $1"; return 1; }
+	diff <(grep -a '^user: badinput: ' "$theirs") <(grep -a '^user: badinput: ' "$ours")
 }
 
 # user_first KERNEL: xcma.ko not loaded at boot, but copied in for
@@ -354,7 +364,7 @@ for layer in $layers; do
 		;;
 	user)
 		# our librdmacm programs, built on the host, copied in
-		run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast; do
+		run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast phase badinput; do
 			gcc -O2 -Wall -Wextra -Werror -o build/user/$p tests/user/$p.c \
 				-lrdmacm -libverbs || exit 1; done'
 		for k in 6.1 6.12; do
@@ -367,7 +377,17 @@ for layer in $layers; do
 			# xcma asked for before ib_uverbs: refused by insmod,
 			# ordered by modprobe; then rping through removal
 			run "user/$k-xcma-before-uverbs" user_first $k
+			# bad input and killed processes, the in-tree CM first
+			run "user/$k-intree-misuse" user_vm $k intree-misuse misuse --no-xcma
+			run "user/$k-xcma-misuse" user_vm $k xcma-misuse misuse
+			run "user/$k-xcma-badinput-errnos-are-intree" same_errnos $k $k
 		done
+		# the same on the debug kernel (lockdep, KASAN, kmemleak, UBSAN
+		# under rdma_ucm); its errnos are held to stock 6.12's in-tree CM
+		run user/kunit-xcma-tools user_vm kunit xcma-tools tools -t 1200
+		run user/kunit-xcma-unplug user_vm kunit xcma-unplug unplug -t 1200
+		run user/kunit-xcma-misuse user_vm kunit xcma-misuse misuse -t 1200
+		run user/kunit-xcma-badinput-errnos-are-intree same_errnos kunit 6.12
 		# An observation, not a test of the in-tree CM: registered before
 		# ib_uverbs, it makes rdma link delete hang in
 		# ib_uverbs_remove_one under rping. The case passes only if the

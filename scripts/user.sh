@@ -18,6 +18,14 @@
 #                        (boot with --no-xcma, -f xcma.ko) ask for xcma
 #                        before ib_uverbs is loaded: insmod is refused,
 #                        modprobe loads ib_uverbs first; then unplug
+#   sh user.sh misuse    bad input from userspace (badinput: one line per
+#                        refused call, compared by check.sh with the
+#                        in-tree CM's), then processes killed with SIGKILL
+#                        in each phase of a connection (phase): after each,
+#                        rxe0's cm_ids, QPs, CQs, PDs and MRs are back to
+#                        their count before; at the end ib_cm is unloaded,
+#                        which WARNs (and fails the run) if any of its ids
+#                        is left
 #   sh user.sh intree-hang
 #                        (boot with --no-xcma --preload rdma_cm: the
 #                        in-tree CM registers before ib_uverbs) rping
@@ -200,6 +208,120 @@ xcma_first() {
 	rmmod xcma || fail "rmmod xcma"
 }
 
+# res: rxe0's resource counts, "pd N cq N qp N cm_id N mr N ctx N srq N"
+res() {
+	rdma res show | sed -n 's/^[0-9]*: rxe0: //p'
+}
+
+# saw FILE LINE: wait up to 30 s for LINE in FILE
+saw() {
+	local n=0
+	until grep -qx "$2" "$1"; do
+		[ $n -lt 150 ] || fail "no '$2' in $1: $(tail -3 "$1" | tr '\n' '|')"
+		sleep 0.2
+		n=$((n + 1))
+	done
+}
+
+# start NAME ARGS...: a phase process in the background, its pid in $!
+start() {
+	local name=$1
+	shift
+	/xcma/phase "$@" >"/tmp/$name.out" 2>&1 &
+}
+
+# settled CASE: after a kill, rxe0's counts return to the baseline
+settled() {
+	local n=0 now
+	until now=$(res); [ "$now" = "$base" ]; do
+		[ $n -lt 50 ] || fail "$1: left behind: $now (before: $base)"
+		sleep 0.2
+		n=$((n + 1))
+	done
+	say "PASS $1 (held $(cat /tmp/held); back to the baseline in $((n / 5)).$((n % 5 * 2)) s)"
+}
+
+# reap PID...: SIGKILL and wait; the phase must hold something first
+# (unless HELD=none: an id resolving to a wildcard source has no device
+# yet, and neither CM counts it in rdma res)
+reap() {
+	local now
+	now=$(res)
+	[ "${HELD:-}" = none ] || [ "$now" != "$base" ] ||
+		fail "nothing held before the kill: $now"
+	echo "$now" >/tmp/held
+	kill -9 "$@"
+	for p in "$@"; do wait "$p"; done 2>/dev/null
+}
+
+killed() {
+	local s c c2 c3
+	# resolve: the ARP for an address nobody answers is outstanding
+	start resolve resolve 10.99.0.77; c=$!
+	saw /tmp/resolve.out "phase: resolve"
+	HELD=none reap $c; settled "killed in address resolution"
+	# connect: the REQ held by a server that read it and never answered;
+	# then the server, with that request still pending on its side
+	start hold hold; s=$!
+	saw /tmp/hold.out "phase: hold"
+	start connect connect $ip4; c=$!
+	saw /tmp/connect.out "phase: connect"
+	saw /tmp/hold.out "phase: request 1"
+	reap $c
+	reap $s; settled "killed with a request sent, and its listener holding it"
+	# listen: three requests queued and never read
+	start listen listen; s=$!
+	saw /tmp/listen.out "phase: listen"
+	start c1 connect $ip4; c=$!
+	start c2 connect $ip4; c2=$!
+	start c3 connect $ip4; c3=$!
+	for f in c1 c2 c3; do saw /tmp/$f.out "phase: connect"; done
+	# the requests reach the listener's queue before it dies
+	sleep 2
+	reap $s
+	reap $c $c2 $c3; settled "killed listening with three requests unread"
+	# established, the active side first, then the passive side first
+	start accept accept; s=$!
+	saw /tmp/accept.out "phase: accept"
+	start est established $ip4; c=$!
+	saw /tmp/est.out "phase: established"
+	reap $c
+	reap $s; settled "killed established (active side first)"
+	start accept accept; s=$!
+	saw /tmp/accept.out "phase: accept"
+	start est established $ip4; c=$!
+	saw /tmp/est.out "phase: established"
+	reap $s
+	reap $c; settled "killed established (passive side first)"
+	# a UD id joined to a multicast group
+	start join join $ip4; c=$!
+	saw /tmp/join.out "phase: join"
+	reap $c; settled "killed joined to a multicast group"
+}
+
+misuse() {
+	local cm=$1
+	base=$(res)
+	say "counts before: $base"
+	/xcma/badinput $ip4 >/tmp/badinput.out 2>&1 || {
+		sed 's/^/user:   | /' /tmp/badinput.out
+		fail "badinput"
+	}
+	sed 's/^/user: /' /tmp/badinput.out
+	echo "(exited)" >/tmp/held
+	settled "badinput exited"
+	killed
+	# ib_cm WARNs at unload if one of its ids is left: the in-tree CM
+	# (or xcma) goes first, and the device, which holds ib_cm's MAD
+	# agents
+	unload_ucm
+	rmmod $cm || fail "rmmod $cm"
+	grep -q '^iw_cm ' /proc/modules && rmmod iw_cm
+	rdma link delete rxe0 || fail "rdma link delete rxe0"
+	rmmod ib_cm || fail "rmmod ib_cm"
+	say "PASS ib_cm unloaded"
+}
+
 # the in-tree CM registered before ib_uverbs
 intree_hang() {
 	local n=0 dpid
@@ -232,6 +354,7 @@ case ${1:-tools} in
 tools) shift; only=$*; load_ucm; tools; unload_ucm ;;
 unplug) load_ucm; unplug; unload_ucm ;;
 load) load_ucm ;;
+misuse) load_ucm; misuse $cm ;;
 xcma-first) xcma_first ;;
 intree-hang) intree_hang ;;
 *) fail "unknown scenario $1" ;;

@@ -568,6 +568,14 @@ static int op_notify(struct rdma_cm_id *id)
 	return rdma_notify(id, IB_EVENT_COMM_EST);
 }
 
+/* a wildcard listener has no ib_cm id of its own */
+static int op_listen_any_disconnect(struct rdma_cm_id *id)
+{
+	int ret = rdma_listen(id, 1);
+
+	return ret ?: rdma_disconnect(id);
+}
+
 static int fake_send_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
 {
 	return -EMSGSIZE;
@@ -608,6 +616,13 @@ static const struct bad_case bad_cases[] = {
 	{ "reject_without_request", SETUP_ROUTE, IB_QPT_RC, op_reject, -EINVAL },
 	{ "disconnect_unconnected", SETUP_ROUTE, IB_QPT_RC, op_disconnect, -EINVAL },
 	{ "notify_unconnected", SETUP_BOUND, IB_QPT_RC, op_notify, -EINVAL },
+	/* in-tree: 0 for a listener with an ib_cm listen id (bound to a
+	 * device: rdma_ucm's users reach this), -EINVAL for a wildcard one
+	 */
+	{ "disconnect_on_listener", SETUP_LISTEN, IB_QPT_RC, op_disconnect, 0 },
+	{ "disconnect_on_wildcard_listener", SETUP_IDLE, IB_QPT_RC,
+	  op_listen_any_disconnect, -EINVAL, LEAVES(XCMA_FSM_LISTEN) },
+	{ "notify_on_listener", SETUP_LISTEN, IB_QPT_RC, op_notify, -EINVAL },
 	{ "route_zero_timeout", SETUP_ROUTE, IB_QPT_RC, op_route_zero_timeout, -EINVAL },
 	{ "route_before_addr", SETUP_BOUND, IB_QPT_RC, op_route, -EINVAL },
 	{ "ack_timeout_on_ud", SETUP_IDLE, IB_QPT_UD, op_ack_timeout, -EINVAL },
