@@ -223,11 +223,14 @@ saw() {
 	done
 }
 
-# start NAME ARGS...: a phase process in the background, its pid in $!
+# start NAME ARGS...: a phase process in the background, its pid in $!;
+# its output file is emptied here, not by the background redirection,
+# which may come after the caller has read an earlier run's lines in it
 start() {
 	local name=$1
 	shift
-	/xcma/phase "$@" >"/tmp/$name.out" 2>&1 &
+	: >"/tmp/$name.out"
+	/xcma/phase "$@" >>"/tmp/$name.out" 2>&1 &
 }
 
 # settled CASE: after a kill, rxe0's counts return to the baseline
