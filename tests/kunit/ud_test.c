@@ -20,6 +20,7 @@
 #include <rdma/rdma_cm_ib.h>
 
 #include "../../cma/id.h"
+#include "../../cma/ops.h"
 #include "../../cma/wire.h"
 #include "../../cma/xcma.h"
 #include "cm_util.h"
@@ -588,6 +589,46 @@ static void ud_no_listener(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->cli.st[2], IB_SIDR_UNSUPPORTED);
 }
 
+/* the in-tree SIDR timeout (4 s, 15 retries) cut to 50 ms, one retry */
+static int short_sidr_req(struct ib_cm_id *cm_id,
+			  struct ib_cm_sidr_req_param *param)
+{
+	struct ib_cm_sidr_req_param p = *param;
+
+	p.timeout_ms = 50;
+	p.max_cm_retries = 1;
+	return ib_send_cm_sidr_req(cm_id, &p);
+}
+
+/*
+ * The listener's consumer keeps the request and never answers: ib_cm
+ * gives up on the SIDR REQ (IB_CM_SIDR_REQ_ERROR), and the client gets
+ * UNREACHABLE with -ETIMEDOUT, as from the in-tree CM.
+ */
+static void ud_sidr_timeout(struct kunit *test)
+{
+	struct ud_pair *p = ud_new_pair(test, RDMA_PS_UDP, UD_KEEP);
+	static struct xcma_ops fake;
+	const struct xcma_ops *old;
+	int ret;
+
+	ud_listen(p, false, 18735);
+	ud_client(p, false, 18735, true);
+	fake = xcma_kernel_ops;
+	fake.send_sidr_req = short_sidr_req;
+	old = xcma_ops_set(&fake);
+	ret = ud_connect(p);
+	xcma_ops_set(old);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_TRUE(test, ud_wait(&p->conn, 1));
+	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_expect(test, &p->cli, "client", ev_unreach, ARRAY_SIZE(ev_unreach));
+	KUNIT_EXPECT_EQ(test, p->cli.st[2], -ETIMEDOUT);
+	/* one event: no REP, no second UNREACHABLE */
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, p->cli.n, 3);
+}
+
 /*
  * The REP names a QKEY the client's id cannot take (its QP has
  * RDMA_UDP_QKEY): ADDR_ERROR, -EINVAL, and the id stays CONNECT
@@ -860,6 +901,7 @@ static struct kunit_case ud_cases[] = {
 	KUNIT_CASE_PARAM(ud_exchange, ud_variant_gen_params),
 	KUNIT_CASE_PARAM(ud_reject, ud_variant_gen_params),
 	KUNIT_CASE_PARAM(ud_no_listener, ud_variant_gen_params),
+	KUNIT_CASE(ud_sidr_timeout),
 	KUNIT_CASE(ud_rep_other_qkey),
 	KUNIT_CASE(ud_rep_qkey_taken),
 	KUNIT_CASE(ud_accept_other_qkey),
