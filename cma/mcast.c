@@ -35,6 +35,7 @@
 #include "id.h"
 #include "mcast.h"
 #include "ops.h"
+#include "ud.h"
 
 /*
  * The in-tree CM's answer to an IPv6 group over RoCE v2 is the
@@ -157,19 +158,6 @@ static bool igmp(struct xcma_mc *mc, struct net *net, bool join)
 	return in_dev;
 }
 
-/* the port space's QKEY, as the in-tree CM gives an id without one */
-static u32 default_qkey(struct xcma_id *xid)
-{
-	switch (xid->id.ps) {
-	case RDMA_PS_UDP:
-	case RDMA_PS_IB:
-		return RDMA_UDP_QKEY;
-	default:
-		/* RDMA_PS_IPOIB asks the SA, which RoCE has not: none */
-		return 0;
-	}
-}
-
 /* what the group needs from the id and its netdev; joins the IP group */
 static int prepare(struct xcma_id *xid, struct xcma_mc *mc, u8 join_state)
 {
@@ -210,7 +198,7 @@ static int prepare(struct xcma_id *xid, struct xcma_mc *mc, u8 join_state)
 			igmp(mc, da->net, false);
 		return -EINVAL;
 	}
-	mc->qkey = default_qkey(xid);
+	mc->qkey = xcma_ud_ps_qkey(xid->id.ps);
 	return 0;
 }
 

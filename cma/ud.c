@@ -47,28 +47,37 @@ int xcma_ud_set_qkey(struct xcma_id *xid, u32 qkey)
 }
 
 /**
+ * xcma_ud_ps_qkey - the QKEY the in-tree CM gives a port space's UD ids
+ * @ps: the port space
+ *
+ * Return: RDMA_UDP_QKEY for PS_UDP and PS_IB; 0 for the others (IPoIB's
+ * is its broadcast group's, which only the SA knows).
+ */
+u32 xcma_ud_ps_qkey(enum rdma_ucm_port_space ps)
+{
+	return ps == RDMA_PS_UDP || ps == RDMA_PS_IB ? RDMA_UDP_QKEY : 0;
+}
+
+/**
  * xcma_ud_default_qkey - give a UD id its port space's QKEY
  * @xid: the id
  *
  * PS_UDP and PS_IB always use RDMA_UDP_QKEY, written over any other as
- * in-tree; IPoIB's is its broadcast group's, known only to the SA, which
- * a RoCE port does not have (ib_sa_get_mcmember_rec() says -ENODEV); the
- * other port spaces keep what they have.
+ * in-tree; PS_IPOIB would ask the SA, which a RoCE port does not have
+ * (ib_sa_get_mcmember_rec() says -ENODEV); the other port spaces keep
+ * what they have.
  *
  * Return: 0, or -ENODEV for PS_IPOIB.
  */
 int xcma_ud_default_qkey(struct xcma_id *xid)
 {
-	switch (xid->id.ps) {
-	case RDMA_PS_UDP:
-	case RDMA_PS_IB:
-		WRITE_ONCE(xid->qkey, RDMA_UDP_QKEY);
-		return 0;
-	case RDMA_PS_IPOIB:
+	u32 qkey = xcma_ud_ps_qkey(xid->id.ps);
+
+	if (xid->id.ps == RDMA_PS_IPOIB)
 		return -ENODEV;
-	default:
-		return 0;
-	}
+	if (qkey)
+		WRITE_ONCE(xid->qkey, qkey);
+	return 0;
 }
 
 /* as ib.c's: ib_cm destroys its id itself after a destroy by return */

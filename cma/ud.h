@@ -6,6 +6,7 @@
 #define XCMA_UD_H
 
 #include <linux/types.h>
+#include <rdma/rdma_user_cm.h>
 
 struct ib_cm_event;
 struct ib_cm_id;
@@ -13,6 +14,7 @@ struct rdma_conn_param;
 struct xcma_id;
 
 int xcma_ud_set_qkey(struct xcma_id *xid, u32 qkey);
+u32 xcma_ud_ps_qkey(enum rdma_ucm_port_space ps);
 int xcma_ud_default_qkey(struct xcma_id *xid);
 int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param);
 int xcma_ud_accept(struct xcma_id *xid, struct rdma_conn_param *param);
