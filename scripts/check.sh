@@ -18,6 +18,16 @@ rm -rf "$res" && mkdir -p "$res" build/logs
 layers=${XCMA_LAYERS:-deps userspace model mutants build style kunit interop harness stock user}
 t0=$(date +%s)
 
+# A /dev/null that is a regular file (once found so on the build machine,
+# deleted by something and recreated by a redirection) makes the kernel's
+# cc-option probes and genksyms read garbage: builds then fail at random
+# or lose compiler flags. Mended here if so; a layer of ours that breaks it
+# fails host/dev-null-intact at the end.
+if [ ! -c /dev/null ]; then
+	echo "check: /dev/null is not the null device; making it again"
+	rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+fi
+
 record() { echo "$1 $2" >>"$res/$layer.txt"; echo "  $1 $2"; }
 # run NAME CMD...: one case whose verdict is the command's status
 run() {
@@ -409,6 +419,12 @@ for layer in $layers; do
 	echo "   ($(( $(date +%s) - ls0 )) s)"
 done
 
+if [ -c /dev/null ]; then
+	echo "PASS host/dev-null-intact" >>"$res/host.txt"
+else
+	echo "FAIL host/dev-null-intact (a layer replaced the null device)" >>"$res/host.txt"
+	rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+fi
 cat "$res"/*.txt >build/results/all 2>/dev/null
 pass=$(grep -c '^PASS' build/results/all)
 fail=$(grep -c '^FAIL' build/results/all)
