@@ -48,6 +48,12 @@ step() {
 	verdict "$name" $rc
 	if [ $rc != 0 ]; then
 		tail -20 "$logs/$name.log" | sed 's/^/    | /'
+		# a DKMS build's own log is in the root, which goes away
+		if cp "${m:-/nonexistent}"/var/lib/dkms/xcma/*/build/make.log \
+			"$logs/dkms-make.log" 2>/dev/null; then
+			echo "    | DKMS build log ($logs/dkms-make.log):"
+			grep -v 'Skipping BTF' "$logs/dkms-make.log" | tail -8 | sed 's/^/    | /'
+		fi
 		exit 1
 	fi
 }
@@ -140,7 +146,12 @@ if [ "$how" = deb ] && in_root dpkg-query -W -f='${Status}\n' xcma-dkms 2>/dev/n
 	grep -qv 'not-installed'; then
 	left="$left dpkg:xcma-dkms"
 fi
-verdict removed-cleanly "$([ -z "$(echo $left)" ] && echo 0 || echo 1)"
-[ -z "$(echo $left)" ] || echo "    | left behind: $(echo $left)"
+left=$(echo $left)	# one line
+if [ -z "$left" ]; then
+	verdict removed-cleanly 0
+else
+	verdict removed-cleanly 1
+	echo "    | left behind: $left"
+fi
 boot removed
 exit $fails
