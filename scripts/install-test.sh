@@ -58,20 +58,21 @@ step() {
 	fi
 }
 
-# what is built outside the root: the package, the example consumer
-# (built against the stock kernel alone, a consumer that never heard of
-# xcma)
-deb=
-[ "$how" = deb ] && step make-deb make -s -C "$top" deb && deb=$(tail -1 "$logs/make-deb.log")
-step build-example "$top/scripts/build-module.sh" "$k" dropin stock-examples
-pp=$top/build/mod/$KTAG-stock-examples/xcma_pingpong.ko
-
 # the root: nothing here may be removed with rm -r, which would reach
 # through the overlay's binds; the mounts go with the namespace
 scr=$(mktemp -d /tmp/xcma-inst.XXXXXX)
 trap 'umount -R -l "$scr"; rmdir "$scr"' EXIT
 mount -t tmpfs inst "$scr"
-mkdir "$scr"/{u,w,m,mu,mw}
+# device nodes of our own, for the root and, over /dev/null, for this
+# namespace: a /dev/null that is not the null device (seen on the build
+# machine: a regular file, rewritten by every redirection) feeds
+# genksyms' reference file (-r /dev/null) and fails builds at random
+mkdir "$scr"/{u,w,m,mu,mw,dev}
+for n in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+	IFS=: read -r d maj min <<<"$n"
+	mknod -m 666 "$scr/dev/$d" c "$maj" "$min"
+done
+mount --bind "$scr/dev/null" /dev/null
 m=$scr/m
 mount -t overlay inst -o lowerdir=/,upperdir="$scr/u",workdir="$scr/w" "$m"
 mount -t tmpfs mods "$m/lib/modules"
@@ -80,7 +81,22 @@ mount -t overlay mods -o lowerdir="$KMODS/lib/modules/$KVER",upperdir="$scr/mu",
 	"$m/lib/modules/$KVER"
 ln -s "/usr/src/linux-headers-$KVER" "$m/lib/modules/$KVER/build"
 mount -t proc proc "$m/proc"
-mount --rbind /dev "$m/dev"
+mount -t tmpfs dev "$m/dev"
+cp -a "$scr"/dev/* "$m/dev/"
+ln -s /proc/self/fd "$m/dev/fd"
+for i in 0:stdin 1:stdout 2:stderr; do ln -s "/proc/self/fd/${i%:*}" "$m/dev/${i#*:}"; done
+mkdir "$m/dev/pts"
+mount -t devpts -o newinstance,ptmxmode=0666 devpts "$m/dev/pts" &&
+	ln -s pts/ptmx "$m/dev/ptmx"
+
+# what is built outside the root: the package, the example consumer
+# (built against the stock kernel alone, a consumer that never heard of
+# xcma)
+deb=
+[ "$how" = deb ] && step make-deb make -s -C "$top" deb && deb=$(tail -1 "$logs/make-deb.log")
+step build-example "$top/scripts/build-module.sh" "$k" dropin stock-examples
+pp=$top/build/mod/$KTAG-stock-examples/xcma_pingpong.ko
+
 in_root() { chroot "$m" env DEBIAN_FRONTEND=noninteractive "$@"; }
 src=$m/usr/src/xcma-$ver
 
