@@ -10,9 +10,10 @@
 #     dkms   those sources, dkms add + install, then dkms remove --all
 #     deb    `apt-get install ./xcma-dkms_*.deb` (make deb), then
 #            `apt-get purge xcma-dkms`
-#   XCMA_INST_PLANT=wrong-name|no-crcs|no-parm-desc|keep   plant a fault
-#     (dkms only but keep): dkms.conf installing xcma.ko, the CRC match
-#     made a no-op, the parameter's description gone; keep skips the removal
+#   XCMA_INST_PLANT=wrong-name|no-crcs|no-parm-desc|no-uverbs-dep|keep
+#     plant a fault (dkms only but keep): dkms.conf installing xcma.ko, the
+#     CRC match made a no-op, the parameter's description gone, neither
+#     the ib_uverbs reference nor the softdep; keep skips the removal
 #
 # All of it happens in a private mount namespace, in a root that is an
 # overlay of / on a tmpfs: apt, dpkg, DKMS and depmod run in it (chroot)
@@ -112,6 +113,8 @@ dkms)
 		"$src/dkms.conf" ;;
 	no-crcs) printf '#!/bin/bash\necho 0\n' >"$src/scripts/match-crcs.sh" ;;
 	no-parm-desc) sed -i '/^MODULE_PARM_DESC(removal_report_secs/,/;$/d' "$src/cma/lifecycle.c" ;;
+	no-uverbs-dep) sed -i '/xcma_uverbs_dep __used/d' "$src/cma/device.c"
+		sed -i '/^MODULE_SOFTDEP/d' "$src/cma/main.c" ;;
 	esac
 	step dkms-install in_root sh -c "dkms add -m xcma -v $ver &&
 		dkms install -m xcma -v $ver -k $KVER"
