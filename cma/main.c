@@ -55,4 +55,14 @@ module_exit(xcma_exit);
 MODULE_AUTHOR("xcma developers");
 MODULE_DESCRIPTION("RDMA connection manager safe against device hot-removal");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(XCMA_VERSION);
+/*
+ * ib_uverbs registers its ib_client before xcma's: xcma also links against
+ * it (ib_copy_path_rec_from_user), which makes it a hard dependency in
+ * modules.dep; the softdep says so to tools that read only modinfo.
+ */
 MODULE_SOFTDEP("pre: ib_uverbs");
+#ifdef XCMA_AS_RDMA_CM
+/* installed as rdma_cm (make install, DKMS): modprobe/modinfo xcma find it */
+MODULE_ALIAS("xcma");
+#endif

@@ -9,13 +9,14 @@
 #   XCMA_STRESS_ROUNDS=N           rounds of the removal stress (default 200)
 #   XCMA_TORTURE_OPS=N             operations of the torture (default 250000)
 #   XCMA_TORTURE_SEED=N            replay the torture with this seed
+#   XCMA_INSTALL='6.1:deb ...'     the install layer's kernel:way pairs
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
-layers=${XCMA_LAYERS:-deps userspace model mutants build style kunit interop harness stock user}
+layers=${XCMA_LAYERS:-deps userspace model mutants build style kunit interop harness stock user install}
 t0=$(date +%s)
 
 # A /dev/null that is a regular file (once found so on the build machine,
@@ -198,6 +199,18 @@ same_errnos() {
 user_first() {
 	scripts/build-module.sh "$1" >/dev/null || return 1
 	user_vm "$1" xcma-first xcma-first --no-xcma -f "build/mod/$1/xcma.ko"
+}
+
+# install_case KERNEL HOW: scripts/install-test.sh, one case per check it
+# prints (a run that stopped before any verdict is one failure)
+install_case() {
+	local log=build/logs/install-$1-$2.log rc=0
+	scripts/install-test.sh "$1" "$2" >"$log" 2>&1 || rc=$?
+	grep -aE '^(PASS|FAIL) install/' "$log" | while read -r v c; do record "$v" "$c"; done
+	if [ $rc != 0 ]; then
+		grep -aq '^FAIL install/' "$log" || record FAIL "install/$1-$2 (exit status $rc)"
+		grep -av '^PASS ' "$log" | tail -30
+	fi
 }
 
 for layer in $layers; do
@@ -413,6 +426,15 @@ for layer in $layers; do
 			record FAIL "user/6.12-observe-intree-cm-before-uverbs-hangs (failed otherwise)"
 		fi
 		sed 's/^/    | /' build/logs/user-intree-hang.log | grep observed
+		;;
+	install)
+		# xcma installed as a host gets it, into a stock kernel's
+		# module tree that a VM boots: with the Debian package (whose
+		# postinst runs DKMS) on 6.1, DKMS itself and make install on
+		# 6.12; then removed, and the VM boots again on the in-tree CM
+		for kh in ${XCMA_INSTALL:-6.1:deb 6.12:dkms 6.12:make}; do
+			install_case "${kh%:*}" "${kh#*:}"
+		done
 		;;
 	*) echo "check: unknown layer $layer"; exit 2 ;;
 	esac
