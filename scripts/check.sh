@@ -407,7 +407,16 @@ for layer in $layers; do
 		done
 		# the same on the debug kernel (lockdep, KASAN, kmemleak, UBSAN
 		# under rdma_ucm); its errnos are held to stock 6.12's in-tree CM
-		run user/kunit-xcma-tools user_vm kunit xcma-tools tools -t 1200
+		# (rdma_server/rdma_client only on the stock kernels: on this
+		# one-CPU debug kernel the pair hangs about 1 run in 13 on the
+		# in-tree CM as on xcma, 3 of 40 each in one measurement: the
+		# client's RC send never reaches the server's RQ (its rq-psn
+		# unchanged), the client, which does not look at wc.status,
+		# disconnects, and waits behind ib_cm's DREQ retries for a
+		# DISCONNECTED the server, still waiting for its receive,
+		# never answers. Soft-RoCE's, not a CM's.)
+		run user/kunit-xcma-tools user_vm kunit xcma-tools \
+			'tools rping ucmatose ud mcast' -t 1200
 		run user/kunit-xcma-unplug user_vm kunit xcma-unplug unplug -t 1200
 		run user/kunit-xcma-misuse user_vm kunit xcma-misuse misuse -t 1200
 		run user/kunit-xcma-badinput-errnos-are-intree same_errnos kunit 6.12
