@@ -153,6 +153,7 @@ void xcma_neigh_watch(struct xcma_id *xid)
 out:
 	spin_unlock_irqrestore(&index_lock, flags);
 }
+EXPORT_SYMBOL_NS_GPL(xcma_neigh_watch, XCMA_INTERNAL);
 
 /**
  * xcma_neigh_unwatch - the id leaves the index for good
@@ -181,6 +182,7 @@ void xcma_neigh_unwatch(struct xcma_id *xid)
 	if (filed && cancel_work(&xid->id.net_work))
 		xcma_fsm_id_put(&xid->life.fsm);
 }
+EXPORT_SYMBOL_NS_GPL(xcma_neigh_unwatch, XCMA_INTERNAL);
 
 /**
  * xcma_neigh_watched - is the id in the index? (for tests and free)
