@@ -173,6 +173,19 @@ user_vm() {
 	return $rc
 }
 
+# neigh_vm KERNEL NAME [vm.sh options]: tests/vm/neigh.sh, rping to a
+# neighbour whose lladdr changes (UNREACHABLE), one case per check
+neigh_vm() {
+	local k=$1 name=$2 log=build/vm/neigh-$1-$2.log rc=0
+	shift 2
+	scripts/vm.sh -q -k "$k" --user -o "$log" -f tests/vm/neigh.sh "$@" -- \
+		"sh /xcma/neigh.sh" >"build/logs/neigh-$k-$name.log" 2>&1 || rc=$?
+	grep -ao '\(PASS\|FAIL\) neigh/[^ :]*' "$log" | while read -r v c; do
+		record "$v" "user/$k-$name-${c#neigh/}"
+	done
+	[ "$rc" = 0 ] && record PASS "user/$k-$name-neigh-vm" || record FAIL "user/$k-$name-neigh-vm"
+}
+
 # user_first KERNEL: xcma.ko not loaded at boot, but copied in for
 # user.sh xcma-first
 user_first() {
@@ -367,6 +380,9 @@ for layer in $layers; do
 			# xcma asked for before ib_uverbs: refused by insmod,
 			# ordered by modprobe; then rping through removal
 			run "user/$k-xcma-before-uverbs" user_first $k
+			# a neighbour's new lladdr: in-tree (the control), xcma
+			neigh_vm $k intree --no-xcma
+			neigh_vm $k xcma
 		done
 		# An observation, not a test of the in-tree CM: registered before
 		# ib_uverbs, it makes rdma link delete hang in
