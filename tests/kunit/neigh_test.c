@@ -385,6 +385,39 @@ static void neigh_nonzero_return_destroys(struct kunit *test)
 }
 
 /*
+ * The same while connecting (REQ sent, no host answers): UNREACHABLE in
+ * CONNECT, and the non-zero return destroys the id with its ib_cm id, so
+ * no REQ timeout ever reaches the freed id (KASAN would say).
+ */
+static void neigh_nonzero_return_connecting(struct kunit *test)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct side *s = cm_new_side(test);
+	struct nb *b = nb_add(test, "10.99.0.79", mac1);
+	unsigned int live = xcma_id_live();
+	struct rdma_cm_id *id;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	s->destroy_on = RDMA_CM_EVENT_UNREACHABLE + 1;
+	id = routed(test, s, b);
+	KUNIT_ASSERT_EQ(test, cm_make_qp(id, &pd, &cq), 0);
+	KUNIT_ASSERT_EQ(test, rdma_connect(id, &param), 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_CONNECT);
+	KUNIT_EXPECT_EQ(test, set_lladdr(b, mac2, NUD_PERMANENT), 0);
+	xcma_neigh_flush();
+	KUNIT_EXPECT_EQ(test, s->n, 3);
+	KUNIT_EXPECT_EQ(test, s->ev[2], RDMA_CM_EVENT_UNREACHABLE);
+	KUNIT_EXPECT_EQ(test, s->st[2], -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
+	ib_free_cq(cq);
+	ib_dealloc_pd(pd);
+}
+
+/*
  * Device removal: an update that arrives while the id's DEVICE_REMOVAL
  * callback runs queues its work, which then finds the id DEVICE_REMOVAL
  * and drops the event (G4); the removal takes the id out of the index
@@ -448,6 +481,7 @@ static struct kunit_case neigh_cases[] = {
 	KUNIT_CASE(neigh_storm_coalesces),
 	KUNIT_CASE(neigh_destroy_racing_work),
 	KUNIT_CASE(neigh_nonzero_return_destroys),
+	KUNIT_CASE(neigh_nonzero_return_connecting),
 	KUNIT_CASE(neigh_not_after_removal),
 	KUNIT_CASE(neigh_left_for_good),
 	{}
