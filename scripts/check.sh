@@ -194,6 +194,19 @@ same_errnos() {
 	diff <(grep -a '^user: badinput: ' "$theirs") <(grep -a '^user: badinput: ' "$ours")
 }
 
+# neigh_vm KERNEL NAME [vm.sh options]: tests/vm/neigh.sh, rping to a
+# neighbour whose lladdr changes (UNREACHABLE), one case per check
+neigh_vm() {
+	local k=$1 name=$2 log=build/vm/neigh-$1-$2.log rc=0
+	shift 2
+	scripts/vm.sh -q -k "$k" --user -o "$log" -f tests/vm/neigh.sh "$@" -- \
+		"sh /xcma/neigh.sh" >"build/logs/neigh-$k-$name.log" 2>&1 || rc=$?
+	grep -ao '\(PASS\|FAIL\) neigh/[^ :]*' "$log" | while read -r v c; do
+		record "$v" "user/$k-$name-${c#neigh/}"
+	done
+	[ "$rc" = 0 ] && record PASS "user/$k-$name-neigh-vm" || record FAIL "user/$k-$name-neigh-vm"
+}
+
 # user_first KERNEL: xcma.ko not loaded at boot, but copied in for
 # user.sh xcma-first
 user_first() {
@@ -404,6 +417,9 @@ for layer in $layers; do
 			run "user/$k-intree-misuse" user_vm $k intree-misuse misuse --no-xcma
 			run "user/$k-xcma-misuse" user_vm $k xcma-misuse misuse
 			run "user/$k-xcma-badinput-errnos-are-intree" same_errnos $k $k
+			# a neighbour's new lladdr: in-tree (the control), xcma
+			neigh_vm $k intree --no-xcma
+			neigh_vm $k xcma
 		done
 		# the same on the debug kernel (lockdep, KASAN, kmemleak, UBSAN
 		# under rdma_ucm); its errnos are held to stock 6.12's in-tree CM
