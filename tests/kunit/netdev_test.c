@@ -14,6 +14,8 @@
 #include <linux/kthread.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/id.h"
@@ -80,12 +82,67 @@ static int set_mac(struct net_device *ndev, const u8 *mac)
 	return ret;
 }
 
+static int probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	return 0;
+}
+
+/* 10.99.0.1 binds: rxe0 has its IPv4 GID */
+static bool ip_gid_present(void)
+{
+	struct sockaddr_storage a;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, probe_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return false;
+	cm_addr4(&a, "10.99.0.1", 0);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
+	rdma_destroy_id(id);
+	return !ret;
+}
+
+/*
+ * A new MAC makes ib_core delete every GID of eth0 and add them again, in
+ * a work item of its own that may run after set_mac() has returned: wait
+ * until the link-local GID of the new MAC is in rxe0's table (added after
+ * the deletion) and the IPv4 one with it, up to 10 s.
+ */
+static int wait_gids_follow_mac(struct net_device *ndev)
+{
+	struct ib_device *ibdev = ib_device_get_by_name("rxe0", RDMA_DRIVER_UNKNOWN);
+	const struct ib_gid_attr *attr;
+	union ib_gid gid = { .raw = { 0xfe, 0x80 } };
+	int i, ret = -ETIMEDOUT;
+
+	if (!ibdev)
+		return -ENODEV;
+	addrconf_ifid_eui48(&gid.raw[8], ndev);
+	for (i = 0; i < 200 && ret; i++) {
+		attr = rdma_find_gid_by_port(ibdev, &gid, IB_GID_TYPE_ROCE, 1,
+					     ndev);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			if (ip_gid_present())
+				ret = 0;
+		}
+		if (ret)
+			msleep(50);
+	}
+	ib_device_put(ibdev);
+	return ret;
+}
+
 static void restore_mac(void *arg)
 {
 	struct mac_restore *r = arg;
 
 	if (set_mac(r->ndev, r->mac))
 		pr_err("xcma_netdev: eth0's MAC not restored\n");
+	else if (wait_gids_follow_mac(r->ndev))
+		pr_err("xcma_netdev: rxe0's GIDs did not follow eth0's MAC back\n");
 	dev_put(r->ndev);
 	kfree(r);
 }
@@ -111,6 +168,7 @@ static struct net_device *eth0_new_mac(struct kunit *test, u8 *old)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mac, r),
 			0);
 	KUNIT_ASSERT_EQ(test, set_mac(ndev, mac), 0);
+	KUNIT_ASSERT_EQ(test, wait_gids_follow_mac(ndev), 0);
 	return ndev;
 }
 
