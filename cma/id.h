@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 
 #include "lifecycle.h"
@@ -78,6 +79,12 @@ struct xcma_device;
  *	or the peer's (its SIDR REP), taken only while 0 or equal (cmpxchg);
  *	rdma_init_qp_attr() writes the port space's default over it, as
  *	in-tree (see ud.c)
+ * @iw_id: the iw_cm connection of an id on an iWARP port, kept as @cm_id
+ *	is (see iw.c)
+ * @iw_listen_id: the iw_cm listen of a listener on an iWARP device
+ *	(listen_lock, as @listen_cm_id)
+ * @backlog: rdma_listen()'s backlog, for iw_cm (written before the id
+ *	listens, constant while it does)
  */
 struct xcma_id {
 	/*
@@ -120,6 +127,9 @@ struct xcma_id {
 	struct work_struct work;
 	struct mutex qp_mutex; /* see above */
 	u32 qkey;
+	struct iw_cm_id *iw_id;
+	struct iw_cm_id *iw_listen_id;
+	int backlog;
 };
 
 /* every offset ib_core depends on, on the target being built for */
