@@ -103,7 +103,8 @@ static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 
 /*
  * A conn id for a request on @listener: the listener's device and port,
- * the netdev of the address the request came in on.
+ * the netdev of the address the request came in on; RDMA_PS_TCP and RC
+ * whatever the listener's, as in-tree (iw_cm has nothing else).
  */
 static struct xcma_id *iw_new_conn(struct xcma_id *listener,
 				   struct iw_cm_event *iw_ev)
@@ -114,6 +115,7 @@ static struct xcma_id *iw_new_conn(struct xcma_id *listener,
 				  &iw_ev->remote_addr);
 	if (!conn)
 		return NULL;
+	conn->id.ps = RDMA_PS_TCP;
 	conn->id.port_num = listener->id.port_num;
 	if (xcma_ops->translate_ip((struct sockaddr *)&iw_ev->local_addr,
 				   &conn->id.route.addr.dev_addr)) {

@@ -776,18 +776,10 @@ static void restore_ops(void *unused)
 	xcma_ops_set(NULL);
 }
 
-static void iw_fault(struct kunit *test)
+/* iw_cm through the counting ops, failing the @nth call of @op (or none) */
+static void iwf_arm(struct kunit *test, int op, int nth, int err)
 {
-	const struct fcase *c = test->param_value;
-	struct side *cs = cm_new_side(test), *ss = cm_new_side(test);
-	unsigned int base = xcma_id_live();
-	struct rdma_conn_param param = conn_param;
-	u16 port = IW_PORT + 30 + (c - fcases);
-	struct rdma_cm_id *lis, *cli;
-	struct sockaddr_storage l, d;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	int i, ret;
+	int i;
 
 	memset(&iwf, 0, sizeof(iwf));
 	spin_lock_init(&iwf.lock);
@@ -801,14 +793,30 @@ static void iw_fault(struct kunit *test)
 	iwf.ops.iw_disconnect = f_iw_disconnect;
 	iwf.ops.iw_init_qp_attr = f_iw_init_qp_attr;
 	iwf.ops.get_gid_attr = f_get_gid_attr;
-	iwf.op = c->op;
-	iwf.nth = c->nth;
-	iwf.err = c->err;
+	iwf.op = op;
+	iwf.nth = nth;
+	iwf.err = err;
 	for (i = 0; i < IW_NR; i++)
 		atomic_set(&iwf.calls[i], 0);
 	xcma_ops_set(&iwf.ops);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_ops,
 							NULL), 0);
+}
+
+static void iw_fault(struct kunit *test)
+{
+	const struct fcase *c = test->param_value;
+	struct side *cs = cm_new_side(test), *ss = cm_new_side(test);
+	unsigned int base = xcma_id_live();
+	struct rdma_conn_param param = conn_param;
+	u16 port = IW_PORT + 30 + (c - fcases);
+	struct rdma_cm_id *lis, *cli;
+	struct sockaddr_storage l, d;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	int ret;
+
+	iwf_arm(test, c->op, c->nth, c->err);
 
 	lis = cm_new_id(test, ss, IB_QPT_RC);
 	ss->listener = lis;
@@ -980,6 +988,7 @@ static void device_removal(struct kunit *test)
 
 	memset(&rlog, 0, sizeof(rlog));
 	spin_lock_init(&rlog.lock);
+	iwf_arm(test, IW_NR, 0, 0);
 	lis = rdma_create_id(&init_net, rm_handler, ss, RDMA_PS_TCP, IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(lis));
 	ss->listener = lis;
@@ -1027,6 +1036,8 @@ static void device_removal(struct kunit *test)
 	 * its child on rxe0 remain
 	 */
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), base + 2);
+	/* G5: no iw_cm id xcma made on siw0 is left */
+	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 0);
 
 	/* G4: one DEVICE_REMOVAL for each id on siw0, the last event */
 	KUNIT_EXPECT_EQ(test, cs->ev[cs->n - 1], RDMA_CM_EVENT_DEVICE_REMOVAL);
