@@ -641,8 +641,12 @@ static struct {
 	atomic_t calls[IW_NR];
 	spinlock_t lock; /* protects mine, twice */
 	struct iw_cm_id *mine[8];
-	int twice;
 	bool hit;
+	/* what xcma passed to iw_cm, last call of each */
+	struct iw_cm_conn_param cp, ap;
+	u8 ctos, ltos;
+	bool ctos_set, ltos_set;
+	int backlog;
 } iwf;
 
 /* the iw_cm ids xcma created and has not destroyed */
@@ -696,16 +700,23 @@ static void f_iw_destroy(struct iw_cm_id *iw)
 
 static int f_iw_listen(struct iw_cm_id *iw, int backlog)
 {
+	iwf.ltos = iw->tos;
+	iwf.ltos_set = iw->tos_set;
+	iwf.backlog = backlog;
 	return iwf_fail(IW_LISTEN) ?: xcma_kernel_ops.iw_listen(iw, backlog);
 }
 
 static int f_iw_connect(struct iw_cm_id *iw, struct iw_cm_conn_param *p)
 {
+	iwf.cp = *p;
+	iwf.ctos = iw->tos;
+	iwf.ctos_set = iw->tos_set;
 	return iwf_fail(IW_CONNECT) ?: xcma_kernel_ops.iw_connect(iw, p);
 }
 
 static int f_iw_accept(struct iw_cm_id *iw, struct iw_cm_conn_param *p)
 {
+	iwf.ap = *p;
 	return iwf_fail(IW_ACCEPT) ?: xcma_kernel_ops.iw_accept(iw, p);
 }
 
@@ -902,6 +913,63 @@ out_lis:
 	expect_siw0_idle(test);
 }
 
+/*
+ * What iw_cm gets, as in-tree: ORD from initiator_depth, IRD from
+ * responder_resources, the QP number, the private data, the id's TOS
+ * (connect and listen), the backlog.
+ */
+static void params_to_iw_cm(struct kunit *test)
+{
+	struct side *cs = cm_new_side(test), *ss = cm_new_side(test);
+	struct rdma_conn_param param = conn_param;
+	u16 port = IW_PORT + 5;
+	struct sockaddr_storage l, d;
+	struct rdma_cm_id *lis, *cli;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	iwf_arm(test, IW_NR, 0, 0);
+	lis = cm_new_id(test, ss, IB_QPT_RC);
+	ss->listener = lis;
+	rdma_set_service_type(lis, 0x20);
+	addr_of(&l, false, port);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 7), 0);
+	KUNIT_EXPECT_EQ(test, iwf.backlog, 7);
+	KUNIT_EXPECT_EQ(test, iwf.ltos, 0x20);
+	KUNIT_EXPECT_TRUE(test, iwf.ltos_set);
+
+	cli = cm_new_id(test, cs, IB_QPT_RC);
+	rdma_set_service_type(cli, 0x40);
+	addr_of(&d, false, port);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
+	KUNIT_ASSERT_EQ(test, cm_make_qp(cli, &pd, &cq), 0);
+	param.initiator_depth = 1;
+	param.responder_resources = 2;
+	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+	KUNIT_EXPECT_EQ(test, iwf.cp.ord, 1);
+	KUNIT_EXPECT_EQ(test, iwf.cp.ird, 2);
+	KUNIT_EXPECT_EQ(test, iwf.cp.qpn, cli->qp->qp_num);
+	KUNIT_EXPECT_EQ(test, iwf.cp.private_data_len, 3);
+	KUNIT_EXPECT_EQ(test, iwf.ctos, 0x40);
+	KUNIT_EXPECT_TRUE(test, iwf.ctos_set);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(ss, true, 2));
+	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
+	/* the listener's user accepted with 1 and 1 (cm_util.c) */
+	KUNIT_EXPECT_EQ(test, iwf.ap.ord, 1);
+	KUNIT_EXPECT_EQ(test, iwf.ap.ird, 1);
+	KUNIT_EXPECT_EQ(test, iwf.ap.qpn, ss->conn->qp->qp_num);
+
+	cm_free_qp(cli, pd, cq);
+	rdma_destroy_id(cli);
+	cm_free_qp(ss->conn, ss->pd, ss->cq);
+	rdma_destroy_id(ss->conn);
+	rdma_destroy_id(lis);
+	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 0);
+}
+
 /* ---- device removal: siw0 deleted under a pair and two listeners ---- */
 
 /*
@@ -1074,6 +1142,7 @@ static struct kunit_case iw_cases[] = {
 	KUNIT_CASE_SLOW(unreachable_mpa_timeout),
 	KUNIT_CASE_PARAM(destroy_in_state, dcase_gen_params),
 	KUNIT_CASE_PARAM(iw_fault, fcase_gen_params),
+	KUNIT_CASE(params_to_iw_cm),
 	KUNIT_CASE(device_removal),
 	{}
 };
