@@ -68,6 +68,8 @@ static void id_cancel(struct xcma_life_id *life, unsigned int state)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
 
+	/* whatever the state: once per id, on destroy or after removal */
+	xcma_neigh_unwatch(xid);
 	switch (state) {
 	case XCMA_FSM_ADDR_QUERY:
 		xcma_resolve_cancel_addr(xid);
@@ -131,6 +133,8 @@ static void id_free(struct xcma_life_id *life)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
 
+	/* the library's cancel took it out of the index */
+	WARN_ON_ONCE(xcma_neigh_watched(xid));
 	/* an id never attached still holds its process (no-op otherwise) */
 	rdma_restrack_del(&xid->res);
 	xcma_port_unbind(&xid->bind);
@@ -196,6 +200,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			       &xid->id.route.addr.dst_addr);
 	mutex_init(&xid->qp_mutex);
 	xcma_resolve_work_init(xid);
+	xcma_neigh_id_init(xid);
 	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
 	rdma_restrack_new(&xid->res, RDMA_RESTRACK_CM_ID);

@@ -17,6 +17,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "lifecycle.h"
+#include "neigh.h"
 #include "port.h"
 #include "restrack.h"
 
@@ -79,6 +80,9 @@ struct xcma_device;
  *	or the peer's (its SIDR REP), taken only while 0 or equal (cmpxchg);
  *	rdma_init_qp_attr() writes the port space's default over it, as
  *	in-tree (see ud.c)
+ * @neigh: the id's entry in the index of ids by neighbour (see neigh.h;
+ *	protected by neigh.c's index lock); its UNREACHABLE work item is
+ *	@id.net_work, the field the in-tree CM keeps for it
  * @iw_id: the iw_cm connection of an id on an iWARP port, kept as @cm_id
  *	is (see iw.c)
  * @iw_listen_id: the iw_cm listen of a listener on an iWARP device
@@ -127,6 +131,7 @@ struct xcma_id {
 	struct work_struct work;
 	struct mutex qp_mutex; /* see above */
 	u32 qkey;
+	struct xcma_neigh_entry neigh;
 	struct iw_cm_id *iw_id;
 	struct iw_cm_id *iw_listen_id;
 	int backlog;

@@ -7,6 +7,7 @@
 
 #include "configfs.h"
 #include "id.h"
+#include "neigh.h"
 #include "netdev.h"
 #include "port.h"
 #include "xcma.h"
@@ -21,9 +22,12 @@ static int __init xcma_init(void)
 	ret = xcma_netdev_init();
 	if (ret)
 		goto err_cache;
-	ret = xcma_device_init();
+	ret = xcma_neigh_init();
 	if (ret)
 		goto err_netdev;
+	ret = xcma_device_init();
+	if (ret)
+		goto err_neigh;
 	ret = xcma_configfs_init();
 	if (ret)
 		goto err_device;
@@ -32,6 +36,8 @@ static int __init xcma_init(void)
 
 err_device:
 	xcma_device_exit();
+err_neigh:
+	xcma_neigh_exit();
 err_netdev:
 	xcma_netdev_exit();
 err_cache:
@@ -43,6 +49,7 @@ static void __exit xcma_exit(void)
 {
 	xcma_configfs_exit();
 	xcma_device_exit();
+	xcma_neigh_exit();
 	xcma_netdev_exit();
 	xcma_port_exit();
 	xcma_id_cache_exit();
@@ -55,4 +62,14 @@ module_exit(xcma_exit);
 MODULE_AUTHOR("xcma developers");
 MODULE_DESCRIPTION("RDMA connection manager safe against device hot-removal");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(XCMA_VERSION);
+/*
+ * ib_uverbs registers its ib_client before xcma's: xcma also links against
+ * it (ib_copy_path_rec_from_user), which makes it a hard dependency in
+ * modules.dep; the softdep says so to tools that read only modinfo.
+ */
 MODULE_SOFTDEP("pre: ib_uverbs");
+#ifdef XCMA_AS_RDMA_CM
+/* installed as rdma_cm (make install, DKMS): modprobe/modinfo xcma find it */
+MODULE_ALIAS("xcma");
+#endif

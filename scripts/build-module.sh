@@ -29,12 +29,12 @@ mkdir -p "$out"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 	--exclude='.tmp*' --exclude='*.d' \
-	--include='/Kbuild' --include='/cma/***' --include='/include/***' \
+	--include='/Kbuild' --include='/dkms.conf' --include='/cma/***' --include='/include/***' \
 	--include='/tests/' --include='/tests/kunit/***' --include='/tests/harness/***' \
 	--include='/examples/***' \
 	--include='/bench/***' --exclude='*' "$top/" "$out/"
 
-args=(-C "$KDIR" M="$out" W=1)
+args=(W=1)
 [ "$kernel" = kunit ] && args+=(XCMA_KUNIT=1 CC="ccache gcc")
 [ "$mode" = sbs ] && args+=(XCMA_SIDE_BY_SIDE=1)
 [ "$examples" = examples ] && args+=(XCMA_EXAMPLES=1)
@@ -45,34 +45,16 @@ fi
 [ "$examples" = harness ] && args+=(XCMA_HARNESS=1)
 [ "$kernel" = kunit ] && [ "$mode" = sbs ] && args+=(XCMA_INTEROP=1)
 # pahole cannot read C++ DWARF: keep the C++ units out of module BTF
-args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14")
+args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" -j"$(nproc)")
 export CCACHE_DIR=${XCMA_CACHE:-/var/cache/xcma}/ccache
 
-build() {
-	if ! make "${args[@]}" -j"$(nproc)" >>"$out/build.log" 2>&1; then
-		cat "$out/build.log" >&2
-		echo "build-module: FAILED for $KTAG" >&2
-		exit 1
-	fi
-}
-: >"$out/build.log"
-build
-# drop-in: the in-tree rdma_cm's symbol versions (see match-crcs.sh); a
-# second make runs modpost again with them. A make that recompiled an
-# exporting object wrote genksyms' CRCs back into its .cmd file (seen in
-# a run of make check: every object recompiled by both makes), so repeat
-# until nothing is left to change, then check what modpost wrote.
-if [ "$mode" = dropin ]; then
-	for _ in 1 2 3; do
-		[ "$("$top/scripts/match-crcs.sh" "$out" "$KDIR")" != 0 ] || break
-		build
-	done
-	bad=$(awk 'NR == FNR { if ($3 == "drivers/infiniband/core/rdma_cm") crc[$2] = $1; next }
-		   ($2 in crc) && $1 != crc[$2] { print $2 }' "$KDIR/Module.symvers" "$out/Module.symvers")
-	if [ -f "$KDIR/Module.symvers" ] && [ -n "$bad" ]; then
-		echo "build-module: xcma.ko's symbol versions differ from the in-tree rdma_cm's:" $bad >&2
-		exit 1
-	fi
+# drop-in: with the in-tree rdma_cm's symbol versions (make-dropin.sh)
+build=(make -C "$KDIR" M="$out" "${args[@]}" modules)
+[ "$mode" = dropin ] && build=("$top/scripts/make-dropin.sh" "$KDIR" "$out" "${args[@]}")
+if ! "${build[@]}" >"$out/build.log" 2>&1; then
+	cat "$out/build.log" >&2
+	echo "build-module: FAILED for $KTAG" >&2
+	exit 1
 fi
 noise=$(grep -vE '^(make(\[[0-9]+\])?: (Entering|Leaving) directory|  [A-Z0-9_]+ +(\[M\] +)?[^ ]+$|Skipping BTF generation)' "$out/build.log" || true)
 if [ -n "$noise" ]; then

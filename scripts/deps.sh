@@ -14,6 +14,7 @@ pkgs=(
 	qemu-system-x86 busybox-static iproute2
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
 	libgtest-dev graphviz
+	dkms dh-dkms debhelper dpkg-dev
 )
 cache=${XCMA_CACHE:-/var/cache/xcma}
 

@@ -9,9 +9,11 @@
 # rxe0 is re-added: the client connects again. While the example holds
 # ids xcma cannot be unloaded (G8: each id holds a module reference);
 # once the example is unloaded it can. The VM fails the run on any
-# kernel warning.
+# kernel warning. XCMA_MODULE names xcma's module: rdma_cm where xcma was
+# installed in the in-tree CM's place (scripts/install-vm.sh).
 set -e
 devs=/sys/kernel/debug/xcma/devices
+mod=${XCMA_MODULE:-xcma}
 
 fail() {
 	echo "hotplug: FAIL: $*"
@@ -35,7 +37,7 @@ expect() { [ "$(count "$1")" = "$2" ] || fail "\"$1\" logged $(count "$1") times
 # (the example's ids: the wildcard listener, its child on rxe0, the
 # client, the server's conn id)
 refs() {
-	r=$(cat /sys/module/xcma/refcnt)
+	r=$(cat /sys/module/$mod/refcnt)
 	[ "$r" = "$1" ] || fail "xcma refcnt $r, not $1 ($2)"
 }
 
@@ -47,8 +49,8 @@ wait_for 'client: received "pong #1"' 1 20
 expect 'server: received "ping #1"' 1
 echo "hotplug: connected and exchanged a message in $(($(date +%s) - t0)) s"
 refs 5 "example loaded with 4 ids"
-rmmod xcma 2>/dev/null && fail "rmmod xcma succeeded while ids exist"
-grep -q '^xcma ' /proc/modules || fail "xcma gone"
+rmmod $mod 2>/dev/null && fail "rmmod $mod succeeded while ids exist"
+grep -q "^$mod " /proc/modules || fail "$mod gone"
 
 # returns once no id holds rxe0 any more: both ends have destroyed theirs
 # (each logs it just after rdma_destroy_id() returns, hence the wait)
@@ -80,6 +82,6 @@ expect 'server: released' $((s + 1))
 grep -q '^rxe0 ACTIVE holders=0' "$devs" || fail "ids still hold rxe0 after rmmod"
 cat "$devs"
 refs 0 "example unloaded"
-rmmod xcma || fail "rmmod xcma refused with no id left"
-echo "hotplug: rmmod xcma refused while the example held ids, done once it was unloaded"
+rmmod $mod || fail "rmmod $mod refused with no id left"
+echo "hotplug: rmmod $mod refused while the example held ids, done once it was unloaded"
 echo "hotplug: ok"

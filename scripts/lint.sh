@@ -51,7 +51,7 @@ sparse)
 	eval "$(scripts/kernels.sh 6.12)"
 	out=$top/build/sparse
 	rm -rf "$out" && mkdir -p "$out"
-	rsync -a --include='/Kbuild' --include='/cma/***' --include='/include/***' \
+	rsync -a --include='/Kbuild' --include='/dkms.conf' --include='/cma/***' --include='/include/***' \
 		--include='/tests/' --include='/tests/kunit/***' --include='/tests/harness/***' \
 		--include='/examples/***' --exclude='*' "$top/" "$out/"
 	make -C "$KDIR" M="$out" C=2 CHECK="sparse -Wsparse-error" XCMA_EXAMPLES=1 XCMA_HARNESS=1 \
@@ -61,7 +61,7 @@ sparse)
 	n=$(grep -c ' CHECK ' "$out/sparse.log")
 	# bench/ is built side by side only: its objects, in that mode
 	rm -rf "$out-sbs" && mkdir -p "$out-sbs"
-	rsync -a --include='/Kbuild' --include='/include/***' --include='/bench/***' \
+	rsync -a --include='/Kbuild' --include='/dkms.conf' --include='/include/***' --include='/bench/***' \
 		--include='/tests/' --include='/tests/kunit/' \
 		--include='/tests/kunit/interop/***' --exclude='*' "$top/" "$out-sbs/"
 	make -C "$KDIR" M="$out-sbs" C=2 CHECK="sparse -Wsparse-error" \
@@ -73,7 +73,7 @@ sparse)
 	# the KUnit suites build only against the debug kernel (CONFIG_KUNIT)
 	eval "$(scripts/kernels.sh kunit)"
 	rm -rf "$out-kunit" && mkdir -p "$out-kunit"
-	rsync -a --include='/Kbuild' --include='/cma/***' --include='/include/***' \
+	rsync -a --include='/Kbuild' --include='/dkms.conf' --include='/cma/***' --include='/include/***' \
 		--include='/tests/' --include='/tests/kunit/***' --exclude='*' "$top/" "$out-kunit/"
 	CCACHE_DIR=$cache/ccache make -C "$KDIR" M="$out-kunit" C=2 CHECK="sparse -Wsparse-error" \
 		XCMA_KUNIT=1 CC="ccache gcc" -j"$(nproc)" \

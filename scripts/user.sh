@@ -284,18 +284,14 @@ killed() {
 	reap $s
 	reap $c $c2 $c3; settled "killed listening with three requests unread"
 	# established, the active side first, then the passive side first
-	start accept accept; s=$!
-	saw /tmp/accept.out "phase: accept"
-	start est established $ip4; c=$!
-	saw /tmp/est.out "phase: established"
-	reap $c
-	reap $s; settled "killed established (active side first)"
-	start accept accept; s=$!
-	saw /tmp/accept.out "phase: accept"
-	start est established $ip4; c=$!
-	saw /tmp/est.out "phase: established"
-	reap $s
-	reap $c; settled "killed established (passive side first)"
+	for first in active passive; do
+		start accept accept; s=$!
+		saw /tmp/accept.out "phase: accept"
+		start est established $ip4; c=$!
+		saw /tmp/est.out "phase: established"
+		if [ $first = active ]; then reap $c; reap $s; else reap $s; reap $c; fi
+		settled "killed established ($first side first)"
+	done
 	# a UD id joined to a multicast group
 	start join join $ip4; c=$!
 	saw /tmp/join.out "phase: join"

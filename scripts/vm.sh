@@ -25,12 +25,18 @@
 #                                   tools of rdmacm-utils, libibverbs with
 #                                   the rxe provider, and the kernel's
 #                                   rdma_ucm.ko (loaded by the command)
+#     --modroot DIR                 take the modules from DIR/lib/modules/
+#                                   <release> instead of the stock tree
+#                                   (a root xcma was installed into)
+#     --mods 'mod ...'              also stage these modules (and what they
+#                                   depend on) for the command to load
 #
 # Files copied with -f land in /xcma, the command's working directory.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
+modroot= xmods=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -44,6 +50,8 @@ while [ $# -gt 0 ]; do
 	--preload) preload=$2; shift 2 ;;
 	--sbs) mode=sbs; shift ;;
 	--user) user=1; shift ;;
+	--modroot) modroot=$2; shift 2 ;;
+	--mods) xmods=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -52,6 +60,7 @@ done
 cmd=${*:-true}
 
 eval "$("$top/scripts/kernels.sh" "$kernel")"	# KDIR KIMAGE KMODS KVER KTAG
+[ -z "$modroot" ] || KMODS=$modroot
 log=${log:-$top/build/vm/$KTAG.log}
 mkdir -p "$(dirname "$log")"
 # a run that fails before QEMU starts must leave no console of an earlier
@@ -103,7 +112,7 @@ if [ $user = 1 ]; then
 fi
 
 # the module closure of what the VM loads, with a fresh modules.dep
-mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $preload"
+mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $preload $xmods"
 # Soft-iWARP for the KUnit suites that add siw0 (stock kernels lack siw.ko)
 [ "$kernel" = kunit ] && mods="$mods siw"
 [ $user = 1 ] && mods="$mods rdma_ucm"
@@ -113,6 +122,9 @@ modprobe -d "$KMODS" -S "$KVER" -a --show-depends $mods 2>/dev/null |
 	rel=${ko#"$KMODS"/lib/modules/"$KVER"/}
 	mkdir -p "$stage/lib/modules/$KVER/$(dirname "$rel")"
 	cp "$ko" "$stage/lib/modules/$KVER/$rel"
+	# busybox insmod cannot read compressed modules (DKMS and
+	# modules_install compress as the kernel's config says)
+	case $rel in *.xz) xz -d "$stage/lib/modules/$KVER/$rel" ;; esac
 done
 cp "$KMODS/lib/modules/$KVER"/modules.{order,builtin,builtin.modinfo} \
 	"$stage/lib/modules/$KVER/" 2>/dev/null || true

@@ -157,6 +157,17 @@ constexpr Rule rules[] = {
 	 */
 	{ XCMA_EV_UD_ADDR_ERROR, "ud_addr_error", kNote, bit(XCMA_FSM_CONNECT),
 	  kSame, XCMA_CM_EVENT_ADDR_ERROR, true, kInval },
+	/*
+	 * cma_netevent_work_handler(): a neighbour's new hardware address
+	 * (cma/neigh.c). The in-tree handler drops it only when the id is
+	 * going away; the ids it concerns resolved a RoCE route, so they are
+	 * in one of these states (ADDR_RESOLVED again after a failed route).
+	 */
+	{ XCMA_EV_NEIGH_UNREACHABLE, "neigh_unreachable", kNote,
+	  bit(XCMA_FSM_ADDR_RESOLVED) | bit(XCMA_FSM_ROUTE_QUERY) |
+		  bit(XCMA_FSM_ROUTE_RESOLVED) | bit(XCMA_FSM_CONNECT) |
+		  bit(XCMA_FSM_DISCONNECT),
+	  kSame, XCMA_CM_EVENT_UNREACHABLE, true, kInval },
 
 	/* a new conn id created by a listener starts in CONNECT */
 	{ XCMA_EV_CONNECT_REQUEST, "connect_request", kLife,

@@ -129,6 +129,11 @@ Expect expected(unsigned s, unsigned ev)
 		return { live(s), s, kEINVAL, 13 };
 	case XCMA_EV_UD_ADDR_ERROR: /* cma_sidr_rep_handler: bad QKEY */
 		return only(CONNECT, SAME, 1);
+	case XCMA_EV_NEIGH_UNREACHABLE: /* cma_netevent_work_handler */
+		return { s == ADDR_RESOLVED || s == ROUTE_QUERY ||
+				 s == ROUTE_RESOLVED || s == CONNECT ||
+				 s == DISCONNECT,
+			 s, kEINVAL, 7 };
 	case XCMA_EV_CONNECT_REQUEST: /* new conn ids start in CONNECT */
 		return only(IDLE, CONNECT, 4);
 	case XCMA_EV_DEVICE_REMOVAL: /* cma_send_device_removal_put */

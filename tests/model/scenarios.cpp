@@ -51,6 +51,8 @@ int id_on(const char *name, int d, unsigned state)
 	note_ok(i, XCMA_EV_ADDR_RESOLVED);
 	op(i, XCMA_EV_RESOLVE_ROUTE);
 	note_ok(i, XCMA_EV_ROUTE_RESOLVED);
+	if (state == XCMA_FSM_ROUTE_RESOLVED)
+		return i;
 	xcma_plat_id_handler_lock(&id(i).fsm, 0);
 	op(i, XCMA_EV_CONNECT);
 	xcma_plat_id_handler_unlock(&id(i).fsm);
@@ -471,6 +473,26 @@ void s12()
 	spawn("reap_B", run_reap, s12_b);
 }
 
+/*
+ * S13: neighbour updates (cma/neigh.c) on a routed id whose callback
+ * destroys it by returning non-zero, and on a connected id its user
+ * destroys, while the device is removed: UNREACHABLE never after
+ * DEVICE_REMOVAL or destroy, the destroy by return final.
+ */
+void s13()
+{
+	nsources = 0;
+	int d = added_dev("dev0");
+	int a = id_on("A", d, XCMA_FSM_ROUTE_RESOLVED);
+	int b = id_on("B", d, XCMA_FSM_CONNECT);
+	id(a).ret_on[XCMA_CM_EVENT_UNREACHABLE] = 1;
+	spawn("neigh(A)", run_source, source(a, XCMA_EV_NEIGH_UNREACHABLE));
+	spawn("neigh(B)", run_source, source(b, XCMA_EV_NEIGH_UNREACHABLE));
+	spawn("destroy_B", run_destroy, b);
+	spawn("remover", run_remove, d);
+	spawn("reap_A", run_reap, a);
+}
+
 const Scenario list[] = {
 	{ "S1_destroy_vs_removal", "destroy vs removal, idle and bound id",
 	  s1, 4 },
@@ -509,6 +531,10 @@ const Scenario list[] = {
 	  "UD ids: SIDR REPs entered, fired (ud_addr_error, established with "
 	  "destroy by return) and left vs destroy vs removal",
 	  s12, 1 },
+	{ "S13_neigh_unreachable",
+	  "neighbour UNREACHABLE with destroy by return on a routed id, and "
+	  "on a connected id its user destroys, vs removal",
+	  s13, 1 },
 };
 
 } /* namespace */

@@ -18,7 +18,9 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#define die(...) do { fprintf(stderr, "badinput: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
+#define PROG "badinput"
+#include "util.h"
+
 
 static struct rdma_event_channel *ch;
 static const char *self;

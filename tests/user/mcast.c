@@ -20,24 +20,13 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
+#define PROG "mcast"
+#include "util.h"
+
 #define MSG 128
 #define GRH 40
 #define MAXN 64
 
-#define die(...) do { fprintf(stderr, "mcast: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
-
-static struct rdma_cm_event *expect(struct rdma_event_channel *ch,
-				    enum rdma_cm_event_type type)
-{
-	struct rdma_cm_event *ev;
-
-	if (rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event: %s", strerror(errno));
-	if (ev->event != type)
-		die("event %s (status %d), expected %s", rdma_event_str(ev->event),
-		    ev->status, rdma_event_str(type));
-	return ev;
-}
 
 static void addr4(struct sockaddr_in *sin, const char *s)
 {

@@ -31,9 +31,11 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
+#define PROG "phase"
+#include "util.h"
+
 #define PORT 7475
 
-#define die(...) do { fprintf(stderr, "phase: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
 
 static void say(const char *what)
 {
@@ -45,19 +47,6 @@ static void wait_to_be_killed(void)
 {
 	for (;;)
 		pause();
-}
-
-static struct rdma_cm_event *expect(struct rdma_event_channel *ch,
-				    enum rdma_cm_event_type type)
-{
-	struct rdma_cm_event *ev;
-
-	if (rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event: %s", strerror(errno));
-	if (ev->event != type)
-		die("event %s (status %d), expected %s", rdma_event_str(ev->event),
-		    ev->status, rdma_event_str(type));
-	return ev;
 }
 
 static void addr_of(const char *s, struct sockaddr_in *sin)
