@@ -448,8 +448,10 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	/*
 	 * Filed before the work is queued: its callback may destroy the id
 	 * by returning non-zero, after which the id is not ours to touch.
+	 * RoCE only, as in-tree: an iWARP connection is TCP's to keep.
 	 */
-	xcma_neigh_watch(xid);
+	if (rdma_protocol_roce(id->device, id->port_num))
+		xcma_neigh_watch(xid);
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
 	WRITE_ONCE(xid->work_event, XCMA_EV_ROUTE_RESOLVED);

@@ -26,6 +26,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/id.h"
+#include "../../cma/neigh.h"
 #include "../../cma/ops.h"
 #include "../../cma/xcma.h"
 #include "cm_util.h"
@@ -316,6 +317,8 @@ static void connect_exchange(struct kunit *test, bool v6)
 	KUNIT_EXPECT_NOT_NULL(test, rdma_iw_cm_id(ss->conn));
 	KUNIT_EXPECT_STREQ(test, rdma_reject_msg(cli, -ECONNREFUSED),
 			   "refused by remote application");
+	/* no neighbour watch for iWARP, as in-tree: TCP keeps the peer */
+	KUNIT_EXPECT_FALSE(test, xcma_neigh_watched(xcma_id_of(cli)));
 
 	/* iw_cm's attributes once connected, with the id's port */
 	attr.qp_state = IB_QPS_RTS;
