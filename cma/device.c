@@ -205,12 +205,37 @@ static const struct ib_gid_attr *find_gid(struct xcma_device *dev, u32 port,
 	return xcma_ops->find_gid_by_port(dev->ibdev, gid, type, port, ndev);
 }
 
+/*
+ * An iWARP port has one GID, its netdev's, as in-tree: the port is the
+ * address's if that GID's netdev is the address's.
+ */
+static const struct ib_gid_attr *iw_gid(struct xcma_device *dev, u32 port,
+					struct net_device *ndev)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *gid_ndev;
+	bool same;
+
+	attr = xcma_ops->get_gid_attr(dev->ibdev, port, 0);
+	if (IS_ERR(attr))
+		return attr;
+	rcu_read_lock();
+	gid_ndev = xcma_ops->gid_attr_ndev_rcu(attr);
+	same = !IS_ERR(gid_ndev) && gid_ndev == ndev;
+	rcu_read_unlock();
+	if (same)
+		return attr;
+	xcma_ops->put_gid_attr(attr);
+	return ERR_PTR(-ENODEV);
+}
+
 /**
  * xcma_device_acquire - attach an id to the device of its source address
  * @xid: the id; its source address and dev_addr (netdev, namespace) set
  *
- * The device is the one whose GID table holds the GID of the source
- * address on the address's netdev (RoCE). On success @xid holds the
+ * The device is the first whose GID table holds the GID of the source
+ * address on the address's netdev (RoCE), or whose port's one GID is that
+ * netdev's (iWARP). On success @xid holds the
  * device, its port and the GID attribute (released with the device).
  *
  * Return: 0; -ENODEV if no device has the GID or the netdev is gone.
@@ -233,9 +258,12 @@ int xcma_device_acquire(struct xcma_id *xid)
 	mutex_lock(&devices_lock);
 	list_for_each_entry(dev, &devices, list) {
 		rdma_for_each_port(dev->ibdev, port) {
-			if (!rdma_protocol_roce(dev->ibdev, port))
+			if (rdma_protocol_iwarp(dev->ibdev, port))
+				attr = iw_gid(dev, port, ndev);
+			else if (rdma_protocol_roce(dev->ibdev, port))
+				attr = find_gid(dev, port, &gid, ndev);
+			else
 				continue;
-			attr = find_gid(dev, port, &gid, ndev);
 			if (IS_ERR(attr))
 				continue;
 			ret = xcma_id_attach(xid, dev);

@@ -18,6 +18,7 @@
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
+#include "iw.h"
 #include "listen.h"
 #include "ops.h"
 #include "qp.h"
@@ -416,8 +417,8 @@ out:
  *
  * Return: 0, then ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR
  * follows (ESTABLISHED or UNREACHABLE for UD); -EINVAL in another state,
- * without parameters or with too much private data; -ENOSYS on a device
- * without ib_cm (iWARP); the errnos of ib_cm.
+ * without parameters or with too much private data; the errnos of ib_cm,
+ * of iw_cm on iWARP (iw.c).
  */
 int rdma_connect_locked(struct rdma_cm_id *id,
 			struct rdma_conn_param *conn_param)
@@ -431,6 +432,9 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
 	if (ret)
 		return ret;
+	/* iWARP's private data goes in the MPA frame: iw_cm checks it */
+	if (rdma_cap_iw_cm(id->device, id->port_num))
+		goto connect;
 	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
 						   XCMA_WIRE_SIDR_REQ :
 						   XCMA_WIRE_REQ,
@@ -440,13 +444,16 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	if (ret)
 		goto err_state;
 
+connect:
 	mutex_lock(&xid->qp_mutex);
 	if (!id->qp) {
 		xid->qp_num = conn_param->qp_num;
 		xid->srq = conn_param->srq;
 	}
 	mutex_unlock(&xid->qp_mutex);
-	if (!rdma_cap_ib_cm(id->device, id->port_num))
+	if (rdma_cap_iw_cm(id->device, id->port_num))
+		ret = xcma_iw_connect(xid, conn_param);
+	else if (!rdma_cap_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
 	else if (id->qp_type == IB_QPT_UD)
 		ret = xcma_ud_connect(xid, conn_param);
@@ -556,7 +563,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	ret = xcma_id_transition(xid, XCMA_EV_ACCEPT);
 	if (ret)
 		return ret;
-	if (!xid->cm_id)
+	if (!xid->cm_id && !xid->iw_id)
 		return -EINVAL;
 
 	mutex_lock(&xid->qp_mutex);
@@ -565,7 +572,9 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		xid->srq = conn_param->srq;
 	}
 	mutex_unlock(&xid->qp_mutex);
-	if (!rdma_cap_ib_cm(id->device, id->port_num))
+	if (xid->iw_id)
+		ret = xcma_iw_accept(xid, conn_param);
+	else if (!rdma_cap_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
 	else if (id->qp_type == IB_QPT_UD)
 		ret = xcma_ud_accept(xid, conn_param);
@@ -603,8 +612,8 @@ EXPORT_SYMBOL(rdma_accept_ece);
 
 /**
  * rdma_reject - reject a connection request (or response)
- * @id: the id, CONNECT with an ib_cm connection
- * @private_data: sent in the REJ, may be NULL
+ * @id: the id, CONNECT with an ib_cm or iw_cm connection
+ * @private_data: sent in the REJ (iWARP: the MPA reply), may be NULL
  * @private_data_len: its length
  * @reason: the REJ reason (IB_CM_REJ_CONSUMER_DEFINED for consumers);
  *	a UD id answers with a SIDR REP of status IB_SIDR_REJECT instead
@@ -618,6 +627,8 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
+	if (xid->iw_id)
+		return xcma_iw_reject(xid, private_data, private_data_len);
 	if (!xid->cm_id)
 		return -EINVAL;
 	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
@@ -644,7 +655,8 @@ EXPORT_SYMBOL(rdma_reject);
  * rdma_disconnect - start or answer a disconnection
  * @id: the id, connected
  *
- * The QP goes to ERR first, which flushes its work requests.
+ * The QP goes to ERR first, which flushes its work requests (over iw_cm,
+ * iw_cm moves it: see xcma_iw_disconnect()).
  *
  * Return: 0; -EINVAL without an ib_cm id. A listener bound to a device
  * has one, its listen id, and gets 0 as from the in-tree CM: only its QP,
@@ -655,6 +667,8 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
+	if (id->device && rdma_cap_iw_cm(id->device, id->port_num))
+		return xcma_iw_disconnect(xid);
 	if (!xid->cm_id) {
 		if (!READ_ONCE(xid->listen_cm_id))
 			return -EINVAL;
@@ -691,7 +705,7 @@ int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 {
 	struct xcma_id *xid = xcma_id_of(id);
 
-	if (!xid->cm_id)
+	if (!xid->cm_id && !xid->iw_id)
 		return -EINVAL;
 	if (id->device->node_type != RDMA_NODE_IB_CA)
 		return 0;
@@ -704,13 +718,16 @@ EXPORT_SYMBOL(rdma_notify);
  * @id: the id that got it
  * @reason: the event's status
  *
- * Return: ib_cm's text for IB and RoCE, "unrecognized transport" else.
+ * Return: ib_cm's text for IB and RoCE, iw_cm's for iWARP,
+ * "unrecognized transport" else.
  */
 const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 						int reason)
 {
 	if (id->device && rdma_ib_or_roce(id->device, id->port_num))
 		return xcma_ops->reject_msg(reason);
+	if (id->device && rdma_protocol_iwarp(id->device, id->port_num))
+		return xcma_ops->iw_reject_msg(reason);
 	return "unrecognized transport";
 }
 EXPORT_SYMBOL(rdma_reject_msg);
@@ -721,14 +738,21 @@ EXPORT_SYMBOL(rdma_reject_msg);
  * @ev: the event
  * @data_len: set to the data's length (0 if none)
  *
+ * A consumer's REJ has the reason IB_CM_REJ_CONSUMER_DEFINED over ib_cm,
+ * -ECONNREFUSED over iw_cm.
+ *
  * Return: the data, or NULL unless the peer's consumer rejected.
  */
 const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 				      struct rdma_cm_event *ev, u8 *data_len)
 {
-	if (id->device && rdma_ib_or_roce(id->device, id->port_num) &&
-	    ev->status == IB_CM_REJ_CONSUMER_DEFINED &&
-	    ev->param.conn.private_data_len) {
+	bool consumer = false;
+
+	if (id->device && rdma_ib_or_roce(id->device, id->port_num))
+		consumer = ev->status == IB_CM_REJ_CONSUMER_DEFINED;
+	else if (id->device && rdma_protocol_iwarp(id->device, id->port_num))
+		consumer = ev->status == -ECONNREFUSED;
+	if (consumer && ev->param.conn.private_data_len) {
 		*data_len = ev->param.conn.private_data_len;
 		return ev->param.conn.private_data;
 	}

@@ -22,6 +22,7 @@
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
+#include "iw.h"
 #include "listen.h"
 #include "mcast.h"
 #include "ops.h"
@@ -95,6 +96,7 @@ static void id_release_dev(struct xcma_life_id *life,
 	rdma_restrack_del(&xid->res);
 	xcma_listen_stop(xid);
 	xcma_ib_release(xid);
+	xcma_iw_release(xid);
 	if (da->sgid_attr) {
 		xcma_ops->put_gid_attr(da->sgid_attr);
 		da->sgid_attr = NULL;
@@ -394,12 +396,16 @@ EXPORT_SYMBOL(rdma_res_to_id);
  * rdma_iw_cm_id - the iw_cm id of an iWARP id
  * @id: the id
  *
- * Return: NULL: xcma drives no iWARP device, so no id has one (the
- * in-tree CM also returns NULL for every id on another transport).
+ * Return: the connection's iw_cm id, or a listener's; NULL on another
+ * transport (an RNIC is the only node type with one) or without either.
  */
 struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *id)
 {
-	return NULL;
+	struct xcma_id *xid = xcma_id_of(id);
+
+	if (!id->device || id->device->node_type != RDMA_NODE_RNIC)
+		return NULL;
+	return READ_ONCE(xid->iw_id) ?: READ_ONCE(xid->iw_listen_id);
 }
 EXPORT_SYMBOL(rdma_iw_cm_id);
 

@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 
 #include "lifecycle.h"
@@ -82,6 +83,12 @@ struct xcma_device;
  * @neigh: the id's entry in the index of ids by neighbour (see neigh.h;
  *	protected by neigh.c's index lock); its UNREACHABLE work item is
  *	@id.net_work, the field the in-tree CM keeps for it
+ * @iw_id: the iw_cm connection of an id on an iWARP port, kept as @cm_id
+ *	is (see iw.c)
+ * @iw_listen_id: the iw_cm listen of a listener on an iWARP device
+ *	(listen_lock, as @listen_cm_id)
+ * @backlog: rdma_listen()'s backlog, for iw_cm (written before the id
+ *	listens, constant while it does)
  */
 struct xcma_id {
 	/*
@@ -125,6 +132,9 @@ struct xcma_id {
 	struct mutex qp_mutex; /* see above */
 	u32 qkey;
 	struct xcma_neigh_entry neigh;
+	struct iw_cm_id *iw_id;
+	struct iw_cm_id *iw_listen_id;
+	int backlog;
 };
 
 /* every offset ib_core depends on, on the target being built for */

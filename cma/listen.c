@@ -15,6 +15,7 @@
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
+#include "iw.h"
 #include "listen.h"
 #include "ops.h"
 #include "wire.h"
@@ -28,16 +29,31 @@
  */
 static DEFINE_MUTEX(listen_lock);
 
+/* an iWARP device listens through iw_cm, on the id's address itself */
+static int listen_iw(struct xcma_id *xid)
+{
+	struct iw_cm_id *iw = xcma_iw_listen(xid);
+
+	if (IS_ERR(iw))
+		return PTR_ERR(iw);
+	mutex_lock(&listen_lock);
+	xid->iw_listen_id = iw;
+	mutex_unlock(&listen_lock);
+	return 0;
+}
+
 /**
  * xcma_listen_start - listen on the id's device
  * @xid: the id, with a device and a bound source address
  *
- * Return: 0, or the errno of ib_cm_insert_listen().
+ * Return: 0, or the errno of ib_cm_insert_listen() or of iw_cm.
  */
 int xcma_listen_start(struct xcma_id *xid)
 {
 	struct ib_cm_id *cm_id;
 
+	if (rdma_cap_iw_cm(xid->id.device, xid->id.port_num))
+		return listen_iw(xid);
 	cm_id = xcma_ops->insert_listen(xid->id.device, xcma_ib_req_handler,
 					xcma_wire_addr_service_id(xid->id.ps,
 								  xcma_id_src(xid)));
@@ -53,18 +69,24 @@ int xcma_listen_start(struct xcma_id *xid)
  * xcma_listen_stop - stop listening; nothing happens if the id does not
  * @xid: the id
  *
- * Once this returns no REQ can pick the id any more.
+ * Once this returns no REQ (no iWARP connection request) can pick the id
+ * any more.
  */
 void xcma_listen_stop(struct xcma_id *xid)
 {
 	struct ib_cm_id *cm_id;
+	struct iw_cm_id *iw;
 
 	mutex_lock(&listen_lock);
 	cm_id = xid->listen_cm_id;
 	xid->listen_cm_id = NULL;
+	iw = xid->iw_listen_id;
+	xid->iw_listen_id = NULL;
 	mutex_unlock(&listen_lock);
 	if (cm_id)
 		xcma_ops->destroy_cm_id(cm_id);
+	if (iw)
+		xcma_ops->iw_destroy_id(iw);
 }
 
 struct find_arg {
@@ -144,6 +166,7 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	if (ret)
 		goto err_free;
 	child->bind.afonly = p->bind.afonly;
+	child->backlog = p->backlog;
 	child->id.device = dev->ibdev;
 	child->id.port_num = rdma_start_port(dev->ibdev);
 	/* found by a REQ through the parent's port; unbound when freed */
@@ -168,11 +191,12 @@ err:
 /**
  * rdma_listen - wait for connection requests
  * @id: the id, ADDR_BOUND (or IDLE: it is bound to 0.0.0.0 first)
- * @backlog: ignored, as ib_cm has no backlog
+ * @backlog: for iw_cm (ib_cm has no backlog)
  *
  * Return: 0; -EINVAL in another state; -EADDRINUSE/-EADDRNOTAVAIL if a
  * reuseaddr id shares its address; -ENOMEM; the errno of
- * ib_cm_insert_listen() (for a wildcard listener: of one of its children).
+ * ib_cm_insert_listen() or iw_cm (for a wildcard listener: of one of its
+ * children).
  */
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {
@@ -197,6 +221,8 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	ret = xcma_port_listen(&xid->bind);
 	if (ret)
 		return ret;
+	/* the id is not listening yet: nothing reads it concurrently */
+	xid->backlog = backlog;
 	/*
 	 * A wildcard listener gets its children in there; if one cannot be
 	 * made, that child's errno (e.g. of ib_cm_insert_listen()), as

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Every call xcma makes into ib_core, ib_cm and address resolution goes
+ * Every call xcma makes into ib_core, ib_cm, iw_cm and address resolution goes
  * through xcma_ops, so that KUnit can put fakes in their place. In a
  * production build xcma_ops is a constant table whose initializer every
  * file sees, so the compiler makes each call a direct one: no writable
@@ -16,6 +16,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
 
 typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
 				struct rdma_dev_addr *addr, void *context);
@@ -50,8 +51,18 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @get_cached_pkey: ib_get_cached_pkey()
  * @get_port_state: ib_get_cached_port_state()
  * @query_gid: rdma_query_gid()
+ * @get_gid_attr: rdma_get_gid_attr()
  * @init_ah_attr_from_path: ib_init_ah_attr_from_path()
  * @destroy_ah_attr: rdma_destroy_ah_attr()
+ * @iw_create_id: iw_create_cm_id()
+ * @iw_destroy_id: iw_destroy_cm_id()
+ * @iw_listen: iw_cm_listen()
+ * @iw_connect: iw_cm_connect()
+ * @iw_accept: iw_cm_accept()
+ * @iw_reject: iw_cm_reject()
+ * @iw_disconnect: iw_cm_disconnect()
+ * @iw_init_qp_attr: iw_cm_init_qp_attr()
+ * @iw_reject_msg: iwcm_reject_msg()
  * @queue_route: queue_work() of a route resolution's completion: over RoCE
  *	the route needs no query and is reported from a work item, which is
  *	what stands for the query in flight (cancelled with cancel_work_sync)
@@ -108,11 +119,25 @@ struct xcma_ops {
 			      enum ib_port_state *state);
 	int (*query_gid)(struct ib_device *dev, u32 port, int index,
 			 union ib_gid *gid);
+	const struct ib_gid_attr *(*get_gid_attr)(struct ib_device *dev,
+						  u32 port, int index);
 	int (*init_ah_attr_from_path)(struct ib_device *dev, u32 port,
 				      struct sa_path_rec *rec,
 				      struct rdma_ah_attr *ah_attr,
 				      const struct ib_gid_attr *sgid_attr);
 	void (*destroy_ah_attr)(struct rdma_ah_attr *ah_attr);
+	struct iw_cm_id *(*iw_create_id)(struct ib_device *dev,
+					 iw_cm_handler handler, void *context);
+	void (*iw_destroy_id)(struct iw_cm_id *cm_id);
+	int (*iw_listen)(struct iw_cm_id *cm_id, int backlog);
+	int (*iw_connect)(struct iw_cm_id *cm_id,
+			  struct iw_cm_conn_param *param);
+	int (*iw_accept)(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+	int (*iw_reject)(struct iw_cm_id *cm_id, const void *data, u8 len);
+	int (*iw_disconnect)(struct iw_cm_id *cm_id, int abrupt);
+	int (*iw_init_qp_attr)(struct iw_cm_id *cm_id, struct ib_qp_attr *attr,
+			       int *mask);
+	const char *(*iw_reject_msg)(int reason);
 	bool (*queue_route)(struct work_struct *work);
 	int (*init_mc_ah)(struct ib_device *dev, u32 port,
 			  struct ib_sa_mcmember_rec *rec,
@@ -168,8 +193,18 @@ static inline bool xcma_ops_queue_route(struct work_struct *work)
 	.get_cached_pkey = ib_get_cached_pkey,			\
 	.get_port_state = ib_get_cached_port_state,		\
 	.query_gid = rdma_query_gid,				\
+	.get_gid_attr = rdma_get_gid_attr,			\
 	.init_ah_attr_from_path = ib_init_ah_attr_from_path,	\
 	.destroy_ah_attr = rdma_destroy_ah_attr,		\
+	.iw_create_id = iw_create_cm_id,			\
+	.iw_destroy_id = iw_destroy_cm_id,			\
+	.iw_listen = iw_cm_listen,				\
+	.iw_connect = iw_cm_connect,				\
+	.iw_accept = iw_cm_accept,				\
+	.iw_reject = iw_cm_reject,				\
+	.iw_disconnect = iw_cm_disconnect,			\
+	.iw_init_qp_attr = iw_cm_init_qp_attr,			\
+	.iw_reject_msg = iwcm_reject_msg,			\
 	.queue_route = xcma_ops_queue_route,			\
 	.init_mc_ah = ib_init_ah_from_mcmember,			\
 	.queue_mc = xcma_ops_queue_route,			\

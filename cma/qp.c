@@ -8,6 +8,7 @@
 #include <rdma/ib_cache.h>
 
 #include "id.h"
+#include "iw.h"
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
@@ -51,8 +52,8 @@ static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
  * A UD id's attributes are always its own (its QKEY among them: the port
  * space's, see ud.c), ib_cm has none for it.
  *
- * Return: 0; -ENOSYS on a device without ib_cm; -ENODEV for a UD id of
- * PS_IPOIB (no SA on RoCE); the errnos of ib_cm.
+ * Return: 0; -ENOSYS on a device without ib_cm or iw_cm; -ENODEV for a
+ * UD id of PS_IPOIB (no SA on RoCE); the errnos of ib_cm and iw_cm.
  */
 int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)
@@ -60,9 +61,11 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (!id->device || !rdma_cap_ib_cm(id->device, id->port_num))
+	if (id->device && rdma_cap_iw_cm(id->device, id->port_num))
+		ret = xcma_iw_init_qp_attr(xid, qp_attr, qp_attr_mask);
+	else if (!id->device || !rdma_cap_ib_cm(id->device, id->port_num))
 		return -XCMA_ENOTRANSPORT;
-	if (!xid->cm_id || id->qp_type == IB_QPT_UD)
+	else if (!xid->cm_id || id->qp_type == IB_QPT_UD)
 		ret = init_qp_attr_noconn(xid, qp_attr, qp_attr_mask);
 	else
 		ret = xcma_ops->cm_init_qp_attr(xid->cm_id, qp_attr,

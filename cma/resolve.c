@@ -420,8 +420,8 @@ static int iboe_route(struct xcma_id *xid)
  * @timeout_ms: not zero
  *
  * Return: 0, then ROUTE_RESOLVED follows; -EINVAL for a zero timeout or
- * in another state; -ENOSYS unless the port is RoCE (IB path queries and
- * iWARP are not in xcma yet); -ENODEV, -ENOMEM.
+ * in another state; -ENOSYS unless the port is RoCE or iWARP (IB path
+ * queries are not in xcma yet); -ENODEV, -ENOMEM.
  */
 int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 {
@@ -433,7 +433,10 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	ret = xcma_id_transition(xid, XCMA_EV_RESOLVE_ROUTE);
 	if (ret)
 		return ret;
-	if (!rdma_protocol_roce(id->device, id->port_num))
+	/* iWARP needs nothing more than the address: report it at once */
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		ret = 0;
+	else if (!rdma_protocol_roce(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
 	else
 		ret = iboe_route(xid);
@@ -445,8 +448,10 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	/*
 	 * Filed before the work is queued: its callback may destroy the id
 	 * by returning non-zero, after which the id is not ours to touch.
+	 * RoCE only, as in-tree: an iWARP connection is TCP's to keep.
 	 */
-	xcma_neigh_watch(xid);
+	if (rdma_protocol_roce(id->device, id->port_num))
+		xcma_neigh_watch(xid);
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
 	WRITE_ONCE(xid->work_event, XCMA_EV_ROUTE_RESOLVED);

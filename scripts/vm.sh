@@ -113,6 +113,8 @@ fi
 
 # the module closure of what the VM loads, with a fresh modules.dep
 mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $preload $xmods"
+# Soft-iWARP for the KUnit suites that add siw0 (stock kernels lack siw.ko)
+[ "$kernel" = kunit ] && mods="$mods siw"
 [ $user = 1 ] && mods="$mods rdma_ucm"
 mkdir -p "$stage/lib/modules/$KVER"
 modprobe -d "$KMODS" -S "$KVER" -a --show-depends $mods 2>/dev/null |
@@ -132,8 +134,9 @@ for f in "${files[@]}"; do cp "$f" "$stage/xcma/"; done
 cp "$top/scripts/vm-init.sh" "$stage/init"
 chmod +x "$stage/init"
 # virtio_pci and virtio_net are modules in Debian's 6.1, built in elsewhere;
-# ib_cm is what xcma.ko links against (busybox insmod loads no dependency)
-pre="virtio_pci virtio_net ib_cm $preload"
+# ib_cm and iw_cm are what xcma.ko links against (busybox insmod loads no
+# dependency)
+pre="virtio_pci virtio_net ib_cm iw_cm $preload"
 # xcma.ko links against configfs where the kernel has it as a module
 if modprobe -d "$KMODS" -S "$KVER" --show-depends configfs 2>/dev/null | grep -q '^insmod'; then
 	pre="configfs $pre"

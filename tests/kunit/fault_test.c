@@ -3,9 +3,10 @@
  * xcma_fault: failure injection over rxe0 (10.99.0.1).
  *
  * Every call xcma makes into ib_core, ib_cm and address resolution goes
- * through struct xcma_ops. fault_ops delegates to the kernel's functions
- * and fails one call: the Nth call of one op on one side of the
- * connection (client: its id's ib_cm id and its PD; server: the rest).
+ * through struct xcma_ops (iw_cm's too: those fail in xcma_iw, on siw0).
+ * fault_ops delegates to the kernel's functions and fails one call: the
+ * Nth call of one op on one side of the connection (client: its id's
+ * ib_cm id and its PD; server: the rest).
  * One case per (op, call site) drives the API to that point and checks
  * what the in-tree CM (drivers/infiniband/core/cma.c) reports there: the
  * errno of the call, or the event and its status when the failure is

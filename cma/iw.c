@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Connections over iw_cm (iWARP, RDMA_PS_TCP): connect, listen, accept,
+ * reject (MPA private data), disconnect, and the iw_cm callbacks that
+ * turn into rdma_cm events.
+ *
+ * The delivery path is ib.c's: a callback builds its rdma_cm_event on the
+ * stack, enters the id through the table, calls the user and leaves. An
+ * iw_cm id, like an ib_cm one, is never destroyed from its own callback:
+ * iw_destroy_cm_id() flushes iw_cm's ordered workqueue, which runs that
+ * callback. A destroy by return lets go of it and iw_cm destroys it.
+ */
+#include <linux/export.h>
+#include <linux/slab.h>
+#include <rdma/iw_cm.h>
+
+#include "addr.h"
+#include "ib.h"
+#include "id.h"
+#include "iw.h"
+#include "ops.h"
+#include "qp.h"
+#include "trace.h"
+
+/**
+ * xcma_iw_release - let go of the iw_cm connection
+ * @xid: the id, destroyed or its device removed; none of its callbacks
+ *	runs any more (iw_cm's own are flushed by the destroy)
+ */
+void xcma_iw_release(struct xcma_id *xid)
+{
+	struct iw_cm_id *iw = xid->iw_id;
+
+	xid->iw_id = NULL;
+	if (iw)
+		xcma_ops->iw_destroy_id(iw);
+}
+
+static int iw_leave(struct xcma_id *xid, struct iw_cm_id *iw, int ret)
+{
+	lockdep_assert_held(&xid->life.handler_mutex);
+	/* iw_cm destroys @iw when the callback returns non-zero */
+	if (ret && xid->iw_id == iw)
+		xid->iw_id = NULL;
+	if (xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF) ==
+	    XCMA_FSM_DESTROYED)
+		return -ECONNABORTED;
+	return 0;
+}
+
+/* the outcome of an MPA exchange we started, as the in-tree CM maps it */
+static unsigned int reply_event(int status)
+{
+	switch (status) {
+	case 0:
+		return XCMA_EV_ESTABLISHED;
+	case -ECONNRESET:
+	case -ECONNREFUSED:
+		return XCMA_EV_REJECTED;
+	case -ETIMEDOUT:
+		return XCMA_EV_UNREACHABLE;
+	default:
+		return XCMA_EV_CONNECT_ERROR;
+	}
+}
+
+static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+{
+	struct xcma_id *xid = iw->context;
+	struct rdma_cm_event ev = {};
+	unsigned int fev;
+
+	switch (iw_ev->event) {
+	case IW_CM_EVENT_CONNECT_REPLY:
+		fev = reply_event(iw_ev->status);
+		break;
+	case IW_CM_EVENT_ESTABLISHED:
+		fev = XCMA_EV_ESTABLISHED;
+		break;
+	case IW_CM_EVENT_CLOSE:
+		fev = XCMA_EV_DISCONNECTED;
+		break;
+	default:
+		/* DISCONNECT: iw_cm moves the QP, CLOSE follows */
+		return 0;
+	}
+	if (fev == XCMA_EV_ESTABLISHED) {
+		/* the peer's view: its ORD is our responder resources */
+		ev.param.conn.initiator_depth = iw_ev->ird;
+		ev.param.conn.responder_resources = iw_ev->ord;
+	}
+	ev.status = iw_ev->status;
+	ev.param.conn.private_data = iw_ev->private_data;
+	ev.param.conn.private_data_len = iw_ev->private_data_len;
+
+	/* alive: its destroy destroys @iw, which flushes this callback */
+	xcma_fsm_id_get(&xid->life.fsm);
+	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF))
+		return 0;
+	ev.event = xcma_fsm_event_cm_event(fev);
+	return iw_leave(xid, iw, xcma_id_call_user(xid, &ev));
+}
+
+/*
+ * A conn id for a request on @listener: the listener's device and port,
+ * the netdev of the address the request came in on; RDMA_PS_TCP and RC
+ * whatever the listener's, as in-tree (iw_cm has nothing else).
+ */
+static struct xcma_id *iw_new_conn(struct xcma_id *listener,
+				   struct iw_cm_event *iw_ev)
+{
+	struct xcma_id *conn;
+
+	conn = xcma_ib_conn_alloc(listener, IB_QPT_RC, &iw_ev->local_addr,
+				  &iw_ev->remote_addr);
+	if (!conn)
+		return NULL;
+	conn->id.ps = RDMA_PS_TCP;
+	conn->id.port_num = listener->id.port_num;
+	if (xcma_ops->translate_ip((struct sockaddr *)&iw_ev->local_addr,
+				   &conn->id.route.addr.dev_addr)) {
+		xcma_id_free_unused(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+/*
+ * iw_cm listen callback: a connection request. Its iw_cm id is new and
+ * ours to take; a non-zero return makes iw_cm reject and destroy it.
+ */
+static int iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+{
+	struct xcma_id *listener = iw->context, *conn;
+	struct rdma_cm_event ev = {};
+	int ret;
+
+	if (iw_ev->event != IW_CM_EVENT_CONNECT_REQUEST)
+		return -EINVAL;
+	/* alive: its listen's destroy flushes this callback */
+	xcma_fsm_id_get(&listener->life.fsm);
+	conn = iw_new_conn(listener, iw_ev);
+	if (!conn) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
+	ev.param.conn.private_data = iw_ev->private_data;
+	ev.param.conn.private_data_len = iw_ev->private_data_len;
+	ev.param.conn.initiator_depth = iw_ev->ird;
+	ev.param.conn.responder_resources = iw_ev->ord;
+	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
+	if (ret)
+		goto out; /* conn is gone */
+	xcma_id_track(conn);
+	conn->iw_id = iw;
+	iw->context = conn;
+	iw->cm_handler = iw_handler;
+	ret = xcma_id_call_user(conn, &ev);
+	if (ret)
+		conn->iw_id = NULL;
+	ret = xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
+	if (ret == XCMA_FSM_DESTROYED)
+		ret = -ECONNABORTED;
+out:
+	xcma_fsm_id_put(&listener->life.fsm);
+	return ret;
+}
+
+/**
+ * xcma_iw_listen - an iw_cm listen on the id's device and address
+ * @xid: the id, LISTEN, with an iWARP device
+ *
+ * The type of service and the AF_INET6-only option go with it, and
+ * @xid->backlog.
+ *
+ * Return: the listening iw_cm id, or an ERR_PTR of iw_cm's errno.
+ */
+struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
+{
+	struct iw_cm_id *iw;
+	int ret;
+
+	iw = xcma_ops->iw_create_id(xid->id.device, iw_req_handler, xid);
+	if (IS_ERR(iw))
+		return iw;
+	mutex_lock(&xid->qp_mutex);
+	iw->tos = xid->tos;
+	iw->tos_set = xid->tos_set;
+	mutex_unlock(&xid->qp_mutex);
+	iw->afonly = xid->bind.afonly;
+	memcpy(&iw->local_addr, xcma_id_src(xid),
+	       xcma_addr_size(xcma_id_src(xid)));
+	ret = xcma_ops->iw_listen(iw, xid->backlog);
+	if (ret) {
+		xcma_ops->iw_destroy_id(iw);
+		return ERR_PTR(ret);
+	}
+	return iw;
+}
+
+/**
+ * xcma_iw_connect - start the MPA exchange
+ * @xid: the id, CONNECT, handler mutex held
+ * @param: the user's parameters: ORD from initiator_depth, IRD from
+ *	responder_resources, private data
+ *
+ * Return: 0, then ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR;
+ * the errnos of the QP and of iw_cm (no iw_cm id is left behind).
+ */
+int xcma_iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	struct iw_cm_conn_param p = {};
+	struct iw_cm_id *iw;
+	int ret;
+
+	lockdep_assert_held(&xid->life.handler_mutex);
+	iw = xcma_ops->iw_create_id(xid->id.device, iw_handler, xid);
+	if (IS_ERR(iw))
+		return PTR_ERR(iw);
+	mutex_lock(&xid->qp_mutex);
+	iw->tos = xid->tos;
+	iw->tos_set = xid->tos_set;
+	p.qpn = xid->id.qp ? xid->qp_num : param->qp_num;
+	mutex_unlock(&xid->qp_mutex);
+	memcpy(&iw->local_addr, xcma_id_src(xid),
+	       xcma_addr_size(xcma_id_src(xid)));
+	memcpy(&iw->remote_addr, xcma_id_dst(xid),
+	       xcma_addr_size(xcma_id_dst(xid)));
+	xid->iw_id = iw;
+
+	ret = xcma_qp_modify_rtr(xid, param);
+	if (!ret) {
+		p.ord = param->initiator_depth;
+		p.ird = param->responder_resources;
+		p.private_data = param->private_data;
+		p.private_data_len = param->private_data_len;
+		trace_cm_send_req(xid);
+		ret = xcma_ops->iw_connect(iw, &p);
+	}
+	if (ret) {
+		xid->iw_id = NULL;
+		xcma_ops->iw_destroy_id(iw);
+	}
+	return ret;
+}
+
+/**
+ * xcma_iw_accept - answer a connection request
+ * @xid: the conn id, CONNECT, handler mutex held
+ * @param: as xcma_iw_connect(); required
+ *
+ * Return: 0, then ESTABLISHED; -EINVAL without @param; the errnos of the
+ * QP and of iw_cm.
+ */
+int xcma_iw_accept(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	struct iw_cm_conn_param p = {};
+	int ret;
+
+	lockdep_assert_held(&xid->life.handler_mutex);
+	if (!param)
+		return -EINVAL;
+	ret = xcma_qp_modify_rtr(xid, param);
+	if (ret)
+		return ret;
+	mutex_lock(&xid->qp_mutex);
+	p.qpn = xid->id.qp ? xid->qp_num : param->qp_num;
+	mutex_unlock(&xid->qp_mutex);
+	p.ord = param->initiator_depth;
+	p.ird = param->responder_resources;
+	p.private_data = param->private_data;
+	p.private_data_len = param->private_data_len;
+	trace_cm_send_rep(xid);
+	return xcma_ops->iw_accept(xid->iw_id, &p);
+}
+
+/**
+ * xcma_iw_reject - refuse a connection request, with MPA private data
+ * @xid: the conn id, CONNECT
+ * @data: private data, may be NULL
+ * @len: its length
+ *
+ * Return: 0; -EINVAL in another state; the errno of iw_cm.
+ */
+int xcma_iw_reject(struct xcma_id *xid, const void *data, u8 len)
+{
+	int ret;
+
+	ret = xcma_id_transition(xid, XCMA_EV_REJECT);
+	if (ret)
+		return ret;
+	trace_cm_send_rej(xid);
+	return xcma_ops->iw_reject(xid->iw_id, data, len);
+}
+
+/**
+ * xcma_iw_disconnect - close the connection gracefully
+ * @xid: the id, connected
+ *
+ * iw_cm moves the QP itself (to SQD, or ERR when the peer is gone).
+ *
+ * Return: 0; -EINVAL unconnected (a listener included: its iw_cm id is a
+ * listen); the errno of iw_cm.
+ */
+int xcma_iw_disconnect(struct xcma_id *xid)
+{
+	int ret;
+
+	if (!xid->iw_id)
+		return -EINVAL;
+	ret = xcma_id_transition(xid, XCMA_EV_DISCONNECT);
+	if (ret)
+		return ret;
+	trace_cm_disconnect(xid);
+	return xcma_ops->iw_disconnect(xid->iw_id, 0);
+}
+
+/**
+ * xcma_iw_init_qp_attr - the QP attributes of an id on an iWARP port
+ * @xid: the id
+ * @attr: in: qp_state; out: the attributes
+ * @mask: out: which are set
+ *
+ * iw_cm's once there is a connection; before it, only the access flags
+ * (none). The port is always the id's.
+ *
+ * Return: 0, or the errno of iw_cm.
+ */
+int xcma_iw_init_qp_attr(struct xcma_id *xid, struct ib_qp_attr *attr,
+			 int *mask)
+{
+	int ret = 0;
+
+	if (xid->iw_id) {
+		ret = xcma_ops->iw_init_qp_attr(xid->iw_id, attr, mask);
+	} else {
+		attr->qp_access_flags = 0;
+		*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS;
+	}
+	attr->port_num = xid->id.port_num;
+	*mask |= IB_QP_PORT;
+	return ret;
+}
