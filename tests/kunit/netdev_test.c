@@ -121,8 +121,9 @@ static int wait_gids_follow_mac(struct net_device *ndev)
 		return -ENODEV;
 	addrconf_ifid_eui48(&gid.raw[8], ndev);
 	for (i = 0; i < 200 && ret; i++) {
-		attr = rdma_find_gid_by_port(ibdev, &gid, IB_GID_TYPE_ROCE, 1,
-					     ndev);
+		/* rxe is RoCE v2: its GIDs are of the UDP-encapsulated type */
+		attr = rdma_find_gid_by_port(ibdev, &gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, ndev);
 		if (!IS_ERR(attr)) {
 			rdma_put_gid_attr(attr);
 			if (ip_gid_present())
