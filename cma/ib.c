@@ -65,20 +65,22 @@ static int rep_recv(struct xcma_id *xid)
 	return ret;
 }
 
-/*
- * Leave an id entered from an ib_cm callback. On a destroy by return the
- * ib_cm id cannot be destroyed from inside its own callback: the id lets
- * go of it and ib_cm destroys it when the callback returns non-zero.
+/**
+ * xcma_ib_leave - leave an id entered from an ib_cm callback (RC or SIDR)
+ * @xid: the id
+ * @cm_id: the callback's ib_cm id
+ * @ret: the user's value
+ *
+ * On a destroy by return the id lets go of @cm_id, which ib_cm destroys
+ * itself when the callback returns non-zero.
+ *
+ * Return: what the callback returns to ib_cm (xcma_id_leave_cb()).
  */
-static int ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret)
+int xcma_ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret)
 {
-	lockdep_assert_held(&xid->life.handler_mutex);
 	if (ret && xid->cm_id == cm_id)
 		xid->cm_id = NULL;
-	if (xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF) ==
-	    XCMA_FSM_DESTROYED)
-		return -ECONNABORTED;
-	return 0;
+	return xcma_id_leave_cb(xid, ret);
 }
 
 /*
@@ -118,7 +120,7 @@ static int rep_handler(struct xcma_id *xid, struct ib_cm_id *cm_id,
 	ev.param.conn.qp_num = rep->remote_qpn;
 	ev.ece.vendor_id = rep->ece.vendor_id;
 	ev.ece.attr_mod = rep->ece.attr_mod;
-	return ib_leave(xid, cm_id, xcma_id_call_user(xid, &ev));
+	return xcma_ib_leave(xid, cm_id, xcma_id_call_user(xid, &ev));
 }
 
 static int ib_handler(struct ib_cm_id *cm_id,
@@ -169,7 +171,7 @@ static int ib_handler(struct ib_cm_id *cm_id,
 	if (fev == XCMA_EV_REJECTED)
 		xcma_qp_modify_err(xid);
 	ev.event = xcma_fsm_event_cm_event(fev);
-	return ib_leave(xid, cm_id, xcma_id_call_user(xid, &ev));
+	return xcma_ib_leave(xid, cm_id, xcma_id_call_user(xid, &ev));
 }
 
 static void set_req_event(struct rdma_cm_event *ev,

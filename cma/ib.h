@@ -17,6 +17,7 @@ struct xcma_id;
 int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *ib_event);
 void xcma_ib_release(struct xcma_id *xid);
+int xcma_ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret);
 struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr);
 struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 				   enum ib_qp_type qp_type,

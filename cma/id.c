@@ -247,6 +247,27 @@ int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
 }
 
 /**
+ * xcma_id_leave_cb - leave an id entered from a CM's callback (ib_cm,
+ *	iw_cm), with the user's value
+ * @xid: the id, entered; the reference the callback took is put
+ * @ret: the user's value; non-zero destroys the id
+ *
+ * The caller has already let go of the CM's id on a non-zero @ret: a CM
+ * id cannot be destroyed from inside its own callback, and the CM
+ * destroys it when the callback returns non-zero.
+ *
+ * Return: -ECONNABORTED if the id was destroyed (for the CM), else 0.
+ */
+int xcma_id_leave_cb(struct xcma_id *xid, int ret)
+{
+	lockdep_assert_held(&xid->life.handler_mutex);
+	if (xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF) ==
+	    XCMA_FSM_DESTROYED)
+		return -ECONNABORTED;
+	return 0;
+}
+
+/**
  * xcma_id_transition - apply an operation to an id
  * @xid: the id
  * @fsm_event: XCMA_EV_*

@@ -188,6 +188,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      enum ib_qp_type qp_type, struct xcma_id *parent,
 			      const char *caller);
 int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev);
+int xcma_id_leave_cb(struct xcma_id *xid, int ret);
 int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
 		    struct rdma_cm_event *ev);
 int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);

@@ -38,14 +38,10 @@ void xcma_iw_release(struct xcma_id *xid)
 
 static int iw_leave(struct xcma_id *xid, struct iw_cm_id *iw, int ret)
 {
-	lockdep_assert_held(&xid->life.handler_mutex);
 	/* iw_cm destroys @iw when the callback returns non-zero */
 	if (ret && xid->iw_id == iw)
 		xid->iw_id = NULL;
-	if (xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF) ==
-	    XCMA_FSM_DESTROYED)
-		return -ECONNABORTED;
-	return 0;
+	return xcma_id_leave_cb(xid, ret);
 }
 
 /* the outcome of an MPA exchange we started, as the in-tree CM maps it */

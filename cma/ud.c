@@ -80,18 +80,6 @@ int xcma_ud_default_qkey(struct xcma_id *xid)
 	return 0;
 }
 
-/* as ib.c's: ib_cm destroys its id itself after a destroy by return */
-static int ud_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret)
-{
-	lockdep_assert_held(&xid->life.handler_mutex);
-	if (ret && xid->cm_id == cm_id)
-		xid->cm_id = NULL;
-	if (xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF) ==
-	    XCMA_FSM_DESTROYED)
-		return -ECONNABORTED;
-	return 0;
-}
-
 /* a successful SIDR REP: the QKEY and the way to the peer's QP */
 static unsigned int sidr_rep_ok(struct xcma_id *xid,
 				const struct ib_cm_sidr_rep_event_param *rep,
@@ -159,7 +147,7 @@ static int sidr_handler(struct ib_cm_id *cm_id,
 	ev.event = xcma_fsm_event_cm_event(fev);
 	ret = xcma_id_call_user(xid, &ev);
 	xcma_ops->destroy_ah_attr(&ev.param.ud.ah_attr);
-	return ud_leave(xid, cm_id, ret);
+	return xcma_ib_leave(xid, cm_id, ret);
 }
 
 /**
