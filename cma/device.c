@@ -258,12 +258,17 @@ int xcma_device_acquire(struct xcma_id *xid)
 	mutex_lock(&devices_lock);
 	list_for_each_entry(dev, &devices, list) {
 		rdma_for_each_port(dev->ibdev, port) {
-			if (rdma_protocol_iwarp(dev->ibdev, port))
+			switch (xcma_transport(dev->ibdev, port)) {
+			case XCMA_TRANSPORT_IWARP:
 				attr = iw_gid(dev, port, ndev);
-			else if (rdma_protocol_roce(dev->ibdev, port))
+				break;
+			case XCMA_TRANSPORT_ROCE:
 				attr = find_gid(dev, port, &gid, ndev);
-			else
+				break;
+			default:
+				/* IPoIB addresses are not in xcma yet */
 				continue;
+			}
 			if (IS_ERR(attr))
 				continue;
 			ret = xcma_id_attach(xid, dev);
@@ -339,8 +344,10 @@ int xcma_device_acquire_loopback(struct xcma_id *xid)
 	if (!ret)
 		ret = xcma_id_attach(xid, found);
 	if (!ret) {
-		da->dev_type = rdma_protocol_ib(found->ibdev, port) ?
-				       ARPHRD_INFINIBAND : ARPHRD_ETHER;
+		if (xcma_transport(found->ibdev, port) == XCMA_TRANSPORT_IB)
+			da->dev_type = ARPHRD_INFINIBAND;
+		else
+			da->dev_type = ARPHRD_ETHER;
 		rdma_addr_set_sgid(da, &gid);
 		ib_addr_set_pkey(da, pkey);
 		xid->id.device = found->ibdev;

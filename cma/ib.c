@@ -382,6 +382,8 @@ static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 
 	req.private_data = buf;
 	req.primary_path = &route->path_rec[0];
+	req.primary_path_inbound = route->path_rec_inbound;
+	req.primary_path_outbound = route->path_rec_outbound;
 	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
 	req.service_id = xcma_wire_addr_service_id(xid->id.ps, xcma_id_dst(xid));
 	req.qp_num = xid->qp_num;
@@ -435,7 +437,7 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	if (ret)
 		return ret;
 	/* iWARP's private data goes in the MPA frame: iw_cm checks it */
-	if (rdma_cap_iw_cm(id->device, id->port_num))
+	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
 		goto connect;
 	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
 						   XCMA_WIRE_SIDR_REQ :
@@ -453,9 +455,9 @@ connect:
 		xid->srq = conn_param->srq;
 	}
 	mutex_unlock(&xid->qp_mutex);
-	if (rdma_cap_iw_cm(id->device, id->port_num))
+	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
 		ret = xcma_iw_connect(xid, conn_param);
-	else if (!rdma_cap_ib_cm(id->device, id->port_num))
+	else if (!xcma_transport_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
 	else if (id->qp_type == IB_QPT_UD)
 		ret = xcma_ud_connect(xid, conn_param);
@@ -576,7 +578,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	mutex_unlock(&xid->qp_mutex);
 	if (xid->iw_id)
 		ret = xcma_iw_accept(xid, conn_param);
-	else if (!rdma_cap_ib_cm(id->device, id->port_num))
+	else if (!xcma_transport_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
 	else if (id->qp_type == IB_QPT_UD)
 		ret = xcma_ud_accept(xid, conn_param);
@@ -643,7 +645,7 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	ret = xcma_id_transition(xid, XCMA_EV_REJECT);
 	if (ret)
 		return ret;
-	if (!rdma_cap_ib_cm(id->device, id->port_num))
+	if (!xcma_transport_ib_cm(id->device, id->port_num))
 		return -XCMA_ENOTRANSPORT;
 	if (id->qp_type == IB_QPT_UD)
 		return xcma_ud_reject(xid, private_data, private_data_len);
@@ -669,7 +671,7 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (id->device && rdma_cap_iw_cm(id->device, id->port_num))
+	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
 		return xcma_iw_disconnect(xid);
 	if (!xid->cm_id) {
 		if (!READ_ONCE(xid->listen_cm_id))
@@ -679,7 +681,7 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	ret = xcma_id_transition(xid, XCMA_EV_DISCONNECT);
 	if (ret)
 		return ret;
-	if (!rdma_cap_ib_cm(id->device, id->port_num))
+	if (!xcma_transport_ib_cm(id->device, id->port_num))
 		return -EINVAL;
 	ret = xcma_qp_modify_err(xid);
 	if (ret)
@@ -726,9 +728,9 @@ EXPORT_SYMBOL(rdma_notify);
 const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 						int reason)
 {
-	if (id->device && rdma_ib_or_roce(id->device, id->port_num))
+	if (xcma_transport_ib_cm(id->device, id->port_num))
 		return xcma_ops->reject_msg(reason);
-	if (id->device && rdma_protocol_iwarp(id->device, id->port_num))
+	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
 		return xcma_ops->iw_reject_msg(reason);
 	return "unrecognized transport";
 }
@@ -750,9 +752,9 @@ const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 {
 	bool consumer = false;
 
-	if (id->device && rdma_ib_or_roce(id->device, id->port_num))
+	if (xcma_transport_ib_cm(id->device, id->port_num))
 		consumer = ev->status == IB_CM_REJ_CONSUMER_DEFINED;
-	else if (id->device && rdma_protocol_iwarp(id->device, id->port_num))
+	else if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
 		consumer = ev->status == -ECONNREFUSED;
 	if (consumer && ev->param.conn.private_data_len) {
 		*data_len = ev->param.conn.private_data_len;

@@ -27,6 +27,7 @@
 #include "mcast.h"
 #include "ops.h"
 #include "resolve.h"
+#include "sa.h"
 #include "trace.h"
 #include "wire.h"
 #include "xcma.h"
@@ -139,6 +140,9 @@ static void id_free(struct xcma_life_id *life)
 	rdma_restrack_del(&xid->res);
 	xcma_port_unbind(&xid->bind);
 	kfree(xid->id.route.path_rec);
+	kfree(xid->id.route.path_rec_inbound);
+	kfree(xid->id.route.path_rec_outbound);
+	xcma_sa_free(xid);
 	put_net(xid->id.route.addr.dev_addr.net);
 	kmem_cache_free(id_cache, xid);
 	atomic_dec(&live_ids);
@@ -609,7 +613,8 @@ void rdma_read_gids(struct rdma_cm_id *cm_id, union ib_gid *sgid,
 			memset(dgid, 0, sizeof(*dgid));
 		return;
 	}
-	if (rdma_protocol_roce(cm_id->device, cm_id->port_num)) {
+	if (xcma_transport(cm_id->device, cm_id->port_num) ==
+	    XCMA_TRANSPORT_ROCE) {
 		if (sgid)
 			rdma_ip2gid((struct sockaddr *)&addr->src_addr, sgid);
 		if (dgid)

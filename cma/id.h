@@ -22,6 +22,7 @@
 #include "restrack.h"
 
 struct xcma_device;
+struct xcma_sa_route;
 
 /*
  * What the in-tree CM returns for a transport it cannot drive (an id on
@@ -89,6 +90,8 @@ struct xcma_device;
  *	(listen_lock, as @listen_cm_id)
  * @backlog: rdma_listen()'s backlog, for iw_cm (written before the id
  *	listens, constant while it does)
+ * @sa: the SA path record query of an id on an IB port, allocated by its
+ *	first rdma_resolve_route() and kept until the id is freed (see sa.c)
  */
 struct xcma_id {
 	/*
@@ -135,6 +138,7 @@ struct xcma_id {
 	struct iw_cm_id *iw_id;
 	struct iw_cm_id *iw_listen_id;
 	int backlog;
+	struct xcma_sa_route *sa;
 };
 
 /* every offset ib_core depends on, on the target being built for */

@@ -10,6 +10,7 @@
 #include "neigh.h"
 #include "netdev.h"
 #include "port.h"
+#include "sa.h"
 #include "xcma.h"
 
 static int __init xcma_init(void)
@@ -25,9 +26,11 @@ static int __init xcma_init(void)
 	ret = xcma_neigh_init();
 	if (ret)
 		goto err_netdev;
+	/* before any device: an id may query the SA from the first one on */
+	xcma_sa_init();
 	ret = xcma_device_init();
 	if (ret)
-		goto err_neigh;
+		goto err_sa;
 	ret = xcma_configfs_init();
 	if (ret)
 		goto err_device;
@@ -36,7 +39,8 @@ static int __init xcma_init(void)
 
 err_device:
 	xcma_device_exit();
-err_neigh:
+err_sa:
+	xcma_sa_exit();
 	xcma_neigh_exit();
 err_netdev:
 	xcma_netdev_exit();
@@ -49,6 +53,7 @@ static void __exit xcma_exit(void)
 {
 	xcma_configfs_exit();
 	xcma_device_exit();
+	xcma_sa_exit();
 	xcma_neigh_exit();
 	xcma_netdev_exit();
 	xcma_port_exit();

@@ -323,7 +323,8 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->context = context;
 	INIT_WORK(&mc->work, join_work);
 
-	if (!rdma_protocol_roce(id->device, id->port_num)) {
+	/* IB's SA MCMember joins are not in xcma yet */
+	if (xcma_transport(id->device, id->port_num) != XCMA_TRANSPORT_ROCE) {
 		ret = -XCMA_ENOTRANSPORT;
 		goto out_free;
 	}

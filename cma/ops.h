@@ -21,6 +21,18 @@
 typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
 				struct rdma_dev_addr *addr, void *context);
 
+/* what ib_sa hands a path record query's answer to (compat.h: the count) */
+typedef void (*xcma_sa_path_cb)(int status, struct sa_path_rec *recs,
+				xcma_sa_count_t num, void *context);
+
+/* the connection manager a port needs: the one decision (xcma_transport()) */
+enum xcma_transport {
+	XCMA_TRANSPORT_NONE,
+	XCMA_TRANSPORT_IB,	/* ib_cm, SA path records */
+	XCMA_TRANSPORT_ROCE,	/* ib_cm, routes from the netdev */
+	XCMA_TRANSPORT_IWARP,	/* iw_cm */
+};
+
 /**
  * struct xcma_ops - the kernel functions xcma calls, one pointer each
  * @resolve_ip: rdma_resolve_ip()
@@ -66,6 +78,9 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
  * @queue_route: queue_work() of a route resolution's completion: over RoCE
  *	the route needs no query and is reported from a work item, which is
  *	what stands for the query in flight (cancelled with cancel_work_sync)
+ * @port_transport: the transport of a port (xcma_ops_port_transport())
+ * @sa_path_rec_get: ib_sa_path_rec_get(), the route query over IB
+ * @sa_cancel_query: ib_sa_cancel_query()
  *
  * Constant in production; in a KUnit build the table in use is written
  * only by xcma_ops_set() (with no id alive) and read without a lock.
@@ -144,6 +159,15 @@ struct xcma_ops {
 			  struct net_device *ndev, enum ib_gid_type type,
 			  struct rdma_ah_attr *ah);
 	bool (*queue_mc)(struct work_struct *work);
+	enum xcma_transport (*port_transport)(struct ib_device *dev, u32 port);
+	int (*sa_path_rec_get)(struct ib_sa_client *client,
+			       struct ib_device *dev, u32 port,
+			       struct sa_path_rec *rec,
+			       ib_sa_comp_mask comp_mask,
+			       unsigned long timeout_ms, gfp_t gfp,
+			       xcma_sa_path_cb cb, void *context,
+			       struct ib_sa_query **query);
+	void (*sa_cancel_query)(int id, struct ib_sa_query *query);
 };
 
 /* wrappers of static inlines, so that each entry has an address */
@@ -162,6 +186,22 @@ static inline int xcma_ops_destroy_qp(struct ib_qp *qp)
 static inline bool xcma_ops_queue_route(struct work_struct *work)
 {
 	return queue_work(system_unbound_wq, work);
+}
+
+/*
+ * What drives a port: iw_cm for iWARP, ib_cm for RoCE and for IB (which
+ * adds SA path records), nothing for the rest (OPA's own CM included).
+ */
+static inline enum xcma_transport xcma_ops_port_transport(struct ib_device *dev,
+							  u32 port)
+{
+	if (rdma_protocol_iwarp(dev, port))
+		return XCMA_TRANSPORT_IWARP;
+	if (rdma_protocol_roce(dev, port))
+		return XCMA_TRANSPORT_ROCE;
+	if (rdma_cap_ib_sa(dev, port))
+		return XCMA_TRANSPORT_IB;
+	return XCMA_TRANSPORT_NONE;
 }
 
 #define XCMA_KERNEL_OPS_INIT {					\
@@ -208,6 +248,9 @@ static inline bool xcma_ops_queue_route(struct work_struct *work)
 	.queue_route = xcma_ops_queue_route,			\
 	.init_mc_ah = ib_init_ah_from_mcmember,			\
 	.queue_mc = xcma_ops_queue_route,			\
+	.port_transport = xcma_ops_port_transport,		\
+	.sa_path_rec_get = ib_sa_path_rec_get,			\
+	.sa_cancel_query = ib_sa_cancel_query,			\
 }
 
 #ifdef XCMA_OPS_SEAM
@@ -221,5 +264,27 @@ static const struct xcma_ops xcma_direct_ops __maybe_unused =
 	XCMA_KERNEL_OPS_INIT;
 #define xcma_ops (&xcma_direct_ops)
 #endif
+
+/**
+ * xcma_transport - the transport of an id's port, the one place that
+ *	decides it
+ * @dev: the device, may be NULL (no transport)
+ * @port: the port
+ *
+ * Return: enum xcma_transport.
+ */
+static inline enum xcma_transport xcma_transport(struct ib_device *dev,
+						 u32 port)
+{
+	return dev ? xcma_ops->port_transport(dev, port) : XCMA_TRANSPORT_NONE;
+}
+
+/* ib_cm drives the port (IB or RoCE) */
+static inline bool xcma_transport_ib_cm(struct ib_device *dev, u32 port)
+{
+	enum xcma_transport t = xcma_transport(dev, port);
+
+	return t == XCMA_TRANSPORT_IB || t == XCMA_TRANSPORT_ROCE;
+}
 
 #endif /* XCMA_OPS_H */

@@ -21,7 +21,8 @@ static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
 	u16 pkey;
 	int ret;
 
-	pkey = rdma_cap_eth_ah(id->device, id->port_num) ?
+	/* RoCE has the default pkey only; IB the address's (IPoIB's) */
+	pkey = xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_ROCE ?
 		       0xffff :
 		       ib_addr_get_pkey(&id->route.addr.dev_addr);
 	ret = xcma_ops->find_cached_pkey(id->device, id->port_num, pkey,
@@ -61,9 +62,9 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (id->device && rdma_cap_iw_cm(id->device, id->port_num))
+	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
 		ret = xcma_iw_init_qp_attr(xid, qp_attr, qp_attr_mask);
-	else if (!id->device || !rdma_cap_ib_cm(id->device, id->port_num))
+	else if (!xcma_transport_ib_cm(id->device, id->port_num))
 		return -XCMA_ENOTRANSPORT;
 	else if (!xid->cm_id || id->qp_type == IB_QPT_UD)
 		ret = init_qp_attr_noconn(xid, qp_attr, qp_attr_mask);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Binding, address resolution and route resolution (RoCE).
+ * Binding, address resolution and route resolution (RoCE here, the SA
+ * path record query of IB in sa.c).
  *
  * Address resolution is ib_core's rdma_resolve_ip(); its callback finds
  * the device whose GID table holds the resolved source address and
@@ -24,6 +25,7 @@
 #include "id.h"
 #include "ops.h"
 #include "resolve.h"
+#include "sa.h"
 #include "xcma.h"
 
 /*
@@ -306,6 +308,10 @@ static void resolve_work(struct work_struct *work)
 	struct xcma_id *xid = container_of(work, struct xcma_id, work);
 	struct rdma_cm_event ev = {};
 
+	if (xcma_sa_route_pending(xid)) {
+		xcma_sa_route_work(xid);
+		return;
+	}
 	/* the reference taken by resolve_loopback() or rdma_resolve_route() */
 	xcma_id_deliver(xid, READ_ONCE(xid->work_event), &ev);
 }
@@ -323,10 +329,13 @@ void xcma_resolve_work_init(struct xcma_id *xid)
  * xcma_resolve_cancel_route - the id is destroyed during ROUTE_QUERY
  * @xid: the id
  *
- * A completion that never ran gives its reference back here.
+ * A completion that never ran gives its reference back here. Over IB the
+ * SA query is cancelled first; its callback queues the work item, which
+ * is then cancelled like RoCE's.
  */
 void xcma_resolve_cancel_route(struct xcma_id *xid)
 {
+	xcma_sa_cancel_route(xid);
 	cancel_resolve_work(xid);
 }
 
@@ -419,13 +428,18 @@ static int iboe_route(struct xcma_id *xid)
  * @id: the id, ADDR_RESOLVED
  * @timeout_ms: not zero
  *
- * Return: 0, then ROUTE_RESOLVED follows; -EINVAL for a zero timeout or
- * in another state; -ENOSYS unless the port is RoCE or iWARP (IB path
- * queries are not in xcma yet); -ENODEV, -ENOMEM.
+ * Over IB the route is an SA path record query (sa.c), whose answer
+ * comes as ROUTE_RESOLVED or ROUTE_ERROR with ib_sa's status.
+ *
+ * Return: 0, then ROUTE_RESOLVED (or, over IB, ROUTE_ERROR) follows;
+ * -EINVAL for a zero timeout or in another state; -ENOSYS on a port with
+ * no transport xcma drives; -ENODEV, -ENOMEM; over IB the errno of
+ * ib_sa_path_rec_get().
  */
 int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 {
 	struct xcma_id *xid = xcma_id_of(id);
+	enum xcma_transport tr;
 	int ret;
 
 	if (!timeout_ms)
@@ -433,24 +447,36 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	ret = xcma_id_transition(xid, XCMA_EV_RESOLVE_ROUTE);
 	if (ret)
 		return ret;
-	/* iWARP needs nothing more than the address: report it at once */
-	if (rdma_protocol_iwarp(id->device, id->port_num))
+	tr = xcma_transport(id->device, id->port_num);
+	switch (tr) {
+	case XCMA_TRANSPORT_IWARP:
+		/* iWARP needs nothing more than the address: report it at once */
 		ret = 0;
-	else if (!rdma_protocol_roce(id->device, id->port_num))
-		ret = -XCMA_ENOTRANSPORT;
-	else
+		break;
+	case XCMA_TRANSPORT_ROCE:
 		ret = iboe_route(xid);
+		break;
+	case XCMA_TRANSPORT_IB:
+		/* the query holds the event reference; its answer delivers */
+		ret = xcma_sa_resolve_route(xid, timeout_ms);
+		break;
+	default:
+		ret = -XCMA_ENOTRANSPORT;
+		break;
+	}
 	if (ret) {
 		if (xcma_id_transition(xid, XCMA_EV_RESOLVE_ROUTE_UNDO))
 			pr_debug("xcma: route undo refused\n");
 		return ret;
 	}
+	if (tr == XCMA_TRANSPORT_IB)
+		return 0;
 	/*
 	 * Filed before the work is queued: its callback may destroy the id
 	 * by returning non-zero, after which the id is not ours to touch.
 	 * RoCE only, as in-tree: an iWARP connection is TCP's to keep.
 	 */
-	if (rdma_protocol_roce(id->device, id->port_num))
+	if (tr == XCMA_TRANSPORT_ROCE)
 		xcma_neigh_watch(xid);
 	/* the work item's reference; cancel gives it back if it never runs */
 	xcma_fsm_id_get(&xid->life.fsm);
@@ -489,7 +515,7 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 		ret = -ENOMEM;
 		goto undo;
 	}
-	if (rdma_protocol_roce(id->device, id->port_num)) {
+	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_ROCE) {
 		ndev = da->bound_dev_if ?
 			       dev_get_by_index(da->net, da->bound_dev_if) :
 			       NULL;

@@ -15,4 +15,11 @@
 #define XCMA_PATH_REC_NUM 1
 #endif
 
+/* ib_sa's path record callback counts records in an int before 6.12 */
+#ifdef XCMA_HAVE_SA_PATH_UINT_COUNT
+typedef unsigned int xcma_sa_count_t;
+#else
+typedef int xcma_sa_count_t;
+#endif
+
 #endif /* XCMA_COMPAT_H */

@@ -1,0 +1,801 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * xcma_ib: InfiniBand route resolution against an emulated subnet
+ * administrator. No soft IB device exists, so these cases declare port 1
+ * of rxe0 to be InfiniBand through the ops layer (port_transport) once the
+ * id's address is resolved over Soft-RoCE, and answer the SA path record
+ * query from an emulation behind sa_path_rec_get / sa_cancel_query:
+ * records (one, several), a timeout, an SA error, destroy and device
+ * removal while the query is in flight. The emulation, like ib_sa, calls
+ * back exactly once per query, and after a cancel it answers late on
+ * purpose, with records, to check that the answer is dropped.
+ *
+ * Every expectation is what the in-tree CM of 6.12 computes for the same
+ * input; the function of drivers/infiniband/core/cma.c (or cm.c) it comes
+ * from is named at each check. What is tested on a real transport and what
+ * only here: see the README's transport table.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
+#include <rdma/ib_user_sa.h>
+#include <rdma/rdma_cm.h>
+#include <net/net_namespace.h>
+
+#include "../../cma/id.h"
+#include "../../cma/ops.h"
+#include "cm_util.h"
+#include "xcma/fsm.h"
+#include "xcma_kunit.h"
+
+#define IB_PORT 18701
+#define IB_TIMEOUT_MS 1500
+#define ESA_MAX_REC 4
+
+enum esa_mode {
+	ESA_ANSWER,	/* the records, soon */
+	ESA_TIMEOUT,	/* -ETIMEDOUT, as ib_sa after its retries */
+	ESA_SA_ERROR,	/* -EINVAL, as ib_sa for an SA status error */
+	ESA_HOLD,	/* nothing until cancelled, then the records anyway */
+	ESA_FAIL,	/* sa_path_rec_get() itself fails with -ENOMEM */
+};
+
+/**
+ * struct esa - the emulated SA (one query at a time)
+ * @lock: protects the counters and @in_flight
+ * @mode: how the next query is answered
+ * @ans: the records of an answer
+ * @nans: how many
+ * @req: the last request
+ * @mask: its component mask
+ * @timeout_ms: its timeout
+ * @client: its SA client
+ * @dev: its device
+ * @port: its port
+ * @cb: its callback
+ * @ctx: its context
+ * @id: its query id
+ * @in_flight: not answered yet
+ * @queries: queries issued
+ * @cancels: cancels of the query in flight
+ * @stale_cancels: cancels of a query already answered, or unknown
+ * @callbacks: answers given (callbacks made)
+ * @answer: gives the answer
+ * @token: stands for ib_sa's query
+ */
+struct esa {
+	spinlock_t lock; /* see above */
+	enum esa_mode mode;
+	struct sa_path_rec ans[ESA_MAX_REC];
+	int nans;
+	struct sa_path_rec req;
+	ib_sa_comp_mask mask;
+	unsigned long timeout_ms;
+	struct ib_sa_client *client;
+	struct ib_device *dev;
+	u32 port;
+	xcma_sa_path_cb cb;
+	void *ctx;
+	int id;
+	bool in_flight;
+	int queries, cancels, stale_cancels, callbacks;
+	struct delayed_work answer;
+	int token;
+};
+
+static struct esa esa;
+
+static void esa_answer(struct work_struct *work)
+{
+	struct sa_path_rec *recs = NULL;
+	int status = 0, n = 0;
+
+	switch (esa.mode) {
+	case ESA_TIMEOUT:
+		status = -ETIMEDOUT;
+		break;
+	case ESA_SA_ERROR:
+		status = -EINVAL;
+		break;
+	default:
+		n = esa.nans;
+		break;
+	}
+	if (n) {
+		/* ib_sa's buffer lives for the callback only: poisoned after */
+		recs = kmemdup(esa.ans, n * sizeof(*recs), GFP_KERNEL);
+		if (!recs) {
+			status = -ENOMEM;
+			n = 0;
+		}
+	}
+	spin_lock(&esa.lock);
+	esa.in_flight = false;
+	esa.callbacks++;
+	spin_unlock(&esa.lock);
+	esa.cb(status, recs, n, esa.ctx);
+	if (recs)
+		memset(recs, 0x6b, n * sizeof(*recs));
+	kfree(recs);
+}
+
+static int esa_get(struct ib_sa_client *client, struct ib_device *dev,
+		   u32 port, struct sa_path_rec *rec, ib_sa_comp_mask mask,
+		   unsigned long timeout_ms, gfp_t gfp, xcma_sa_path_cb cb,
+		   void *ctx, struct ib_sa_query **query)
+{
+	int id;
+
+	spin_lock(&esa.lock);
+	esa.queries++;
+	esa.req = *rec;
+	esa.mask = mask;
+	esa.timeout_ms = timeout_ms;
+	esa.client = client;
+	esa.dev = dev;
+	esa.port = port;
+	if (esa.mode == ESA_FAIL) {
+		spin_unlock(&esa.lock);
+		return -ENOMEM;
+	}
+	esa.cb = cb;
+	esa.ctx = ctx;
+	id = ++esa.id;
+	esa.in_flight = true;
+	*query = (struct ib_sa_query *)&esa.token;
+	spin_unlock(&esa.lock);
+	if (esa.mode != ESA_HOLD)
+		schedule_delayed_work(&esa.answer, msecs_to_jiffies(20));
+	return id;
+}
+
+static void esa_cancel(int id, struct ib_sa_query *query)
+{
+	spin_lock(&esa.lock);
+	if (esa.in_flight && id == esa.id &&
+	    query == (struct ib_sa_query *)&esa.token) {
+		esa.cancels++;
+		/* ib_sa would say -EINTR: the records instead, and late */
+		mod_delayed_work(system_wq, &esa.answer, msecs_to_jiffies(30));
+	} else {
+		esa.stale_cancels++;
+	}
+	spin_unlock(&esa.lock);
+}
+
+static enum xcma_transport esa_transport(struct ib_device *dev, u32 port)
+{
+	if (!strcmp(dev_name(&dev->dev), "rxe0"))
+		return XCMA_TRANSPORT_IB;
+	return xcma_kernel_ops.port_transport(dev, port);
+}
+
+/* ib_cm's side, where a case needs it */
+static struct ib_cm_req_param esa_req;
+static struct sa_path_rec esa_req_path[3];
+static bool esa_req_has[3];
+static int esa_req_calls;
+static u16 esa_pkey_asked;
+
+#define ESA_PKEY_INDEX 3
+#define ESA_CM_RQ_PSN 0x00abcdef
+
+static int esa_send_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
+{
+	struct sa_path_rec *paths[3] = { p->primary_path,
+					 p->primary_path_inbound,
+					 p->primary_path_outbound };
+	int i;
+
+	esa_req = *p;
+	for (i = 0; i < 3; i++) {
+		esa_req_has[i] = paths[i];
+		if (paths[i])
+			esa_req_path[i] = *paths[i];
+	}
+	esa_req_calls++;
+	return 0;
+}
+
+static int esa_find_pkey(struct ib_device *dev, u32 port, u16 pkey,
+			 u16 *index)
+{
+	esa_pkey_asked = pkey;
+	*index = ESA_PKEY_INDEX;
+	return 0;
+}
+
+/*
+ * ib_cm's attributes for an RC QP on an IB port, from the primary path
+ * it was handed in the REQ (cm.c: cm_init_av_by_path() builds the AV with
+ * ib_init_ah_attr_from_path(): DLID, SL, static rate, and the timeout
+ * packet_life_time + 1; cm_init_qp_rtr_attr() adds the path MTU and the
+ * peer's PSN). ib_cm is not xcma's: only what xcma hands it and what it
+ * does with the answer are under test.
+ */
+static int esa_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *a,
+			       int *mask)
+{
+	struct sa_path_rec *p = &esa_req_path[0];
+
+	switch (a->qp_state) {
+	case IB_QPS_RTR:
+		*mask = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
+		a->ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+		rdma_ah_set_dlid(&a->ah_attr, be32_to_cpu(sa_path_get_dlid(p)));
+		rdma_ah_set_sl(&a->ah_attr, p->sl);
+		rdma_ah_set_static_rate(&a->ah_attr, p->rate);
+		a->path_mtu = p->mtu;
+		a->rq_psn = ESA_CM_RQ_PSN;
+		a->min_rnr_timer = 0;
+		return 0;
+	case IB_QPS_RTS:
+		*mask = IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC;
+		a->timeout = p->packet_life_time + 1;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static struct xcma_ops esa_ops;
+
+static void esa_ops_restore(void *unused)
+{
+	cancel_delayed_work_sync(&esa.answer);
+	xcma_ops_set(NULL);
+}
+
+/* the emulation, fresh, with rxe0 declared InfiniBand */
+static void esa_install(struct kunit *test, enum esa_mode mode)
+{
+	esa_ops = xcma_kernel_ops;
+	esa_ops.port_transport = esa_transport;
+	esa_ops.sa_path_rec_get = esa_get;
+	esa_ops.sa_cancel_query = esa_cancel;
+	esa_ops.send_req = esa_send_req;
+	esa_ops.find_cached_pkey = esa_find_pkey;
+	esa_ops.cm_init_qp_attr = esa_cm_init_qp_attr;
+	spin_lock(&esa.lock);
+	esa.mode = mode;
+	esa.in_flight = false;
+	esa.queries = 0;
+	esa.cancels = 0;
+	esa.stale_cancels = 0;
+	esa.callbacks = 0;
+	spin_unlock(&esa.lock);
+	esa_req_calls = 0;
+	xcma_ops_set(&esa_ops);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, esa_ops_restore, NULL),
+			0);
+}
+
+/* a path record with every field a route or an AV reads set apart */
+static void esa_rec(struct sa_path_rec *r, u32 flags, u16 dlid, u8 sl)
+{
+	memset(r, 0, sizeof(*r));
+	r->rec_type = SA_PATH_REC_TYPE_IB;
+	r->service_id = cpu_to_be64(0x0106000000000000ULL | IB_PORT);
+	r->dgid.global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	r->dgid.global.interface_id = cpu_to_be64(0x0002c9030000beefULL);
+	r->sgid.global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	r->sgid.global.interface_id = cpu_to_be64(0x0002c9030000f00dULL);
+	r->ib.dlid = cpu_to_be16(dlid);
+	r->ib.slid = cpu_to_be16(0x0011);
+	r->ib.raw_traffic = 0;
+	r->flow_label = cpu_to_be32(0x12345);
+	r->hop_limit = 1;
+	r->traffic_class = 0x20;
+	r->reversible = 1;
+	r->numb_path = 1;
+	r->pkey = cpu_to_be16(0x8001);
+	r->qos_class = cpu_to_be16(0);
+	r->sl = sl;
+	r->mtu_selector = IB_SA_EQ;
+	r->mtu = IB_MTU_2048;
+	r->rate_selector = IB_SA_EQ;
+	r->rate = IB_RATE_56_GBPS;
+	r->packet_life_time_selector = IB_SA_EQ;
+	r->packet_life_time = 14;
+	r->preference = 0;
+	r->flags = flags;
+}
+
+/* an RC id of @s with its address resolved over rxe0 (RoCE, really) */
+static struct rdma_cm_id *ib_resolved_id(struct kunit *test, struct side *s,
+					 bool v6)
+{
+	struct sockaddr_storage src, dst;
+	struct rdma_cm_id *id = cm_new_id(test, s, IB_QPT_RC);
+
+	if (v6) {
+		cm_addr6(&src, "fd00:99::1", 0);
+		/* traffic class 0xab in the flow information */
+		((struct sockaddr_in6 *)&src)->sin6_flowinfo =
+			cpu_to_be32(0xab << 20 | 0x777);
+		cm_addr6(&dst, "fd00:99::1", IB_PORT);
+	} else {
+		cm_addr4(&src, "10.99.0.1", 0);
+		cm_addr4(&dst, "10.99.0.1", IB_PORT);
+	}
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, (struct sockaddr *)&src,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	return id;
+}
+
+/*
+ * The request, as cma_query_ib_route() builds it: GIDs and pkey from the
+ * resolved address, one reversible path, the service id of the port space
+ * and destination port (rdma_get_service_id()), the TOS as QoS class for
+ * IPv4 or the flow information's traffic class for IPv6; the user's
+ * timeout, through xcma's own registered client, on the id's port.
+ */
+static void expect_request(struct kunit *test, struct rdma_cm_id *id, bool v6,
+			   u8 tos)
+{
+	struct rdma_dev_addr *da = &id->route.addr.dev_addr;
+	ib_sa_comp_mask mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+			       IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH |
+			       IB_SA_PATH_REC_REVERSIBLE |
+			       IB_SA_PATH_REC_SERVICE_ID;
+	union ib_gid sgid, dgid;
+
+	rdma_addr_get_sgid(da, &sgid);
+	rdma_addr_get_dgid(da, &dgid);
+	mask |= v6 ? IB_SA_PATH_REC_TRAFFIC_CLASS : IB_SA_PATH_REC_QOS_CLASS;
+	KUNIT_EXPECT_EQ(test, esa.mask, mask);
+	KUNIT_EXPECT_EQ(test, esa.req.rec_type, SA_PATH_REC_TYPE_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&esa.req.sgid, &sgid, sizeof(sgid)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&esa.req.dgid, &dgid, sizeof(dgid)), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(esa.req.pkey), ib_addr_get_pkey(da));
+	KUNIT_EXPECT_EQ(test, esa.req.numb_path, 1);
+	KUNIT_EXPECT_EQ(test, esa.req.reversible, 1);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa.req.service_id),
+			((u64)RDMA_PS_TCP << 16) + IB_PORT);
+	if (v6) {
+		KUNIT_EXPECT_EQ(test, esa.req.traffic_class, 0xab);
+		KUNIT_EXPECT_EQ(test, esa.req.qos_class, 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(esa.req.qos_class), tos);
+		KUNIT_EXPECT_EQ(test, esa.req.traffic_class, 0);
+	}
+	KUNIT_EXPECT_EQ(test, esa.timeout_ms, IB_TIMEOUT_MS);
+	KUNIT_EXPECT_NOT_NULL(test, esa.client);
+	KUNIT_EXPECT_PTR_EQ(test, esa.dev, id->device);
+	KUNIT_EXPECT_EQ(test, esa.port, id->port_num);
+}
+
+static void expect_rec(struct kunit *test, const struct sa_path_rec *got,
+		       const struct sa_path_rec *want, const char *which)
+{
+	KUNIT_ASSERT_NOT_NULL_MSG(test, got, "%s", which);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(got, want, sizeof(*want)), 0,
+			    "%s differs", which);
+	KUNIT_EXPECT_EQ_MSG(test, be16_to_cpu(got->ib.dlid),
+			    be16_to_cpu(want->ib.dlid), "%s DLID", which);
+	KUNIT_EXPECT_EQ_MSG(test, got->sl, want->sl, "%s SL", which);
+	KUNIT_EXPECT_EQ_MSG(test, got->mtu, want->mtu, "%s MTU", which);
+	KUNIT_EXPECT_EQ_MSG(test, got->rate, want->rate, "%s rate", which);
+	KUNIT_EXPECT_EQ_MSG(test, got->packet_life_time,
+			    want->packet_life_time, "%s lifetime", which);
+}
+
+/* the query's end: resolved or not, one callback, no cancel */
+static void resolve_route_ib(struct kunit *test, struct side *s,
+			     struct rdma_cm_id *id, int want_ev)
+{
+	int n = s->n;
+
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, IB_TIMEOUT_MS), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, n + 1));
+	KUNIT_EXPECT_EQ(test, s->ev[n], want_ev);
+	KUNIT_EXPECT_EQ(test, esa.callbacks, esa.queries);
+	KUNIT_EXPECT_EQ(test, esa.cancels, 0);
+	KUNIT_EXPECT_EQ(test, esa.stale_cancels, 0);
+}
+
+/* ---- records returned ---- */
+
+/* one record: it is the route (cma_query_handler()), one path */
+static void ib_route_one_record(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	unsigned int live = xcma_id_live();
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], 0, 0x1234, 5);
+	esa.nans = 1;
+	id = ib_resolved_id(test, s, false);
+	rdma_set_service_type(id, 0x28);
+	esa_install(test, ESA_ANSWER);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, s->st[1], 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ROUTE_RESOLVED);
+	expect_request(test, id, false, 0x28);
+	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
+	KUNIT_EXPECT_EQ(test, id->route.num_pri_alt_paths, 1);
+	KUNIT_EXPECT_NULL(test, id->route.path_rec_inbound);
+	KUNIT_EXPECT_NULL(test, id->route.path_rec_outbound);
+	rdma_destroy_id(id);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
+}
+
+/* IPv6: the traffic class of the source's flow information is asked for */
+static void ib_route_ipv6(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], IB_PATH_GMP | IB_PATH_PRIMARY |
+			     IB_PATH_BIDIRECTIONAL, 0x0042, 3);
+	esa.nans = 1;
+	id = ib_resolved_id(test, s, true);
+	esa_install(test, ESA_ANSWER);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	expect_request(test, id, true, 0);
+	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
+	rdma_destroy_id(id);
+}
+
+/*
+ * Several records, as cma_query_handler() sorts them: a GMP (or flagless)
+ * record is the primary path, the last such one wins; an inbound and an
+ * outbound one are the primary path's one-way records.
+ */
+static void ib_route_several_records(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], IB_PATH_PRIMARY | IB_PATH_INBOUND, 0x0101, 1);
+	esa_rec(&esa.ans[1], 0, 0x0202, 2);
+	esa_rec(&esa.ans[2], IB_PATH_PRIMARY | IB_PATH_OUTBOUND, 0x0303, 3);
+	esa_rec(&esa.ans[3], IB_PATH_GMP | IB_PATH_PRIMARY, 0x0404, 4);
+	esa.nans = 4;
+	id = ib_resolved_id(test, s, false);
+	esa_install(test, ESA_ANSWER);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	expect_rec(test, id->route.path_rec, &esa.ans[3], "primary");
+	expect_rec(test, id->route.path_rec_inbound, &esa.ans[0], "inbound");
+	expect_rec(test, id->route.path_rec_outbound, &esa.ans[2], "outbound");
+	KUNIT_EXPECT_EQ(test, id->route.num_pri_alt_paths, 1);
+	rdma_destroy_id(id);
+}
+
+/* ---- the query fails ---- */
+
+struct ib_fail_case {
+	const char *name;
+	enum esa_mode mode;
+	u32 flags;	/* of the one record answered */
+	int status;	/* of ROUTE_ERROR */
+};
+
+/*
+ * ROUTE_ERROR with ib_sa's status (cma_query_handler()), or -EINVAL for a
+ * record of no known kind; the id is ADDR_RESOLVED again and a second
+ * query resolves the route.
+ */
+static const struct ib_fail_case ib_fail_cases[] = {
+	{ "timeout", ESA_TIMEOUT, 0, -ETIMEDOUT },
+	{ "sa_error", ESA_SA_ERROR, 0, -EINVAL },
+	{ "record_of_no_kind", ESA_ANSWER, IB_PATH_PRIMARY, -EINVAL },
+	{ "no_primary", ESA_ANSWER, IB_PATH_PRIMARY | IB_PATH_INBOUND, -EINVAL },
+};
+
+static void ib_fail_desc(const struct ib_fail_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ib_fail, ib_fail_cases, ib_fail_desc);
+
+static void ib_route_error(struct kunit *test)
+{
+	const struct ib_fail_case *c = test->param_value;
+	struct side *s = cm_new_side(test);
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], c->flags, 0x0505, 5);
+	esa.nans = 1;
+	id = ib_resolved_id(test, s, false);
+	esa_install(test, c->mode);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_ERROR);
+	KUNIT_EXPECT_EQ(test, s->st[1], c->status);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ADDR_RESOLVED);
+	KUNIT_EXPECT_NULL(test, id->route.path_rec);
+	KUNIT_EXPECT_EQ(test, id->route.num_pri_alt_paths, 0);
+
+	esa_rec(&esa.ans[0], 0, 0x0606, 6);
+	esa.mode = ESA_ANSWER;
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, esa.queries, 2);
+	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
+	rdma_destroy_id(id);
+}
+
+/* ib_sa refuses the query: its errno, no event, ADDR_RESOLVED, no leak */
+static void ib_route_query_refused(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	unsigned int live = xcma_id_live();
+	struct rdma_cm_id *id;
+
+	id = ib_resolved_id(test, s, false);
+	esa_install(test, ESA_FAIL);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_route(id, IB_TIMEOUT_MS), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ADDR_RESOLVED);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, s->n, 1);
+	KUNIT_EXPECT_EQ(test, esa.queries, 1);
+	KUNIT_EXPECT_EQ(test, esa.callbacks, 0);
+	rdma_destroy_id(id);
+	KUNIT_EXPECT_EQ(test, esa.cancels + esa.stale_cancels, 0);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
+}
+
+/* ---- the query in flight ---- */
+
+/* wait for the late answer the emulation gives after a cancel */
+static void expect_late_answer_dropped(struct kunit *test, struct side *s,
+				       int events)
+{
+	int i;
+
+	for (i = 0; i < 100 && READ_ONCE(esa.callbacks) < 1; i++)
+		msleep(20);
+	/* and a little more, for a work item it might have queued */
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, esa.queries, 1);
+	KUNIT_EXPECT_EQ(test, esa.cancels, 1);
+	KUNIT_EXPECT_EQ(test, esa.stale_cancels, 0);
+	KUNIT_EXPECT_EQ(test, esa.callbacks, 1);
+	KUNIT_EXPECT_EQ(test, s->n, events);
+	for (i = 0; i < s->n; i++) {
+		KUNIT_EXPECT_NE(test, s->ev[i], RDMA_CM_EVENT_ROUTE_RESOLVED);
+		KUNIT_EXPECT_NE(test, s->ev[i], RDMA_CM_EVENT_ROUTE_ERROR);
+	}
+}
+
+/*
+ * rdma_destroy_id() while the query is in flight: cancelled once, waited
+ * for, and the answer that comes after the cancel reaches nobody (G2).
+ */
+static void ib_route_destroy_in_flight(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	unsigned int live = xcma_id_live();
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], 0, 0x0707, 7);
+	esa.nans = 1;
+	id = ib_resolved_id(test, s, false);
+	esa_install(test, ESA_HOLD);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, IB_TIMEOUT_MS), 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ROUTE_QUERY);
+	rdma_destroy_id(id);
+	/* destroy waited for the answer: it has come, and was dropped */
+	KUNIT_EXPECT_EQ(test, esa.callbacks, 1);
+	expect_late_answer_dropped(test, s, 1);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
+}
+
+struct ib_removal {
+	struct kunit *test;
+	struct completion done;
+	int ret;
+};
+
+static int ib_delete_rxe0(void *p)
+{
+	struct ib_removal *a = p;
+
+	a->ret = cm_rxe_delete(a->test);
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * rxe0 is deleted while the query is in flight; the user keeps the id
+ * past DEVICE_REMOVAL, so that the late answer finds it alive: one
+ * DEVICE_REMOVAL (G4), the query cancelled once, the answer dropped, no
+ * other event, and the removal completes once the id is destroyed (G5,
+ * G8).
+ */
+static void ib_route_removal_in_flight(struct kunit *test)
+{
+	static const int want[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+				    RDMA_CM_EVENT_DEVICE_REMOVAL };
+	struct side *s = cm_new_side(test);
+	unsigned int live = xcma_id_live();
+	struct ib_removal *a;
+	struct rdma_cm_id *id;
+	struct task_struct *t;
+
+	esa_rec(&esa.ans[0], 0, 0x0808, 8);
+	esa.nans = 1;
+	id = ib_resolved_id(test, s, false);
+	esa_install(test, ESA_HOLD);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, IB_TIMEOUT_MS), 0);
+	msleep(50);
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->test = test;
+	init_completion(&a->done);
+	t = kthread_run(ib_delete_rxe0, a, "ib_delete");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(s, false, 2));
+	expect_late_answer_dropped(test, s, 2);
+	cm_expect_events(test, s, false, want, ARRAY_SIZE(want));
+	/* nor was the route of the late answer installed */
+	KUNIT_EXPECT_NULL(test, id->route.path_rec);
+	/* the removal waits for this id */
+	KUNIT_EXPECT_FALSE(test, completion_done(&a->done));
+	rdma_destroy_id(id);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&a->done,
+							    msecs_to_jiffies(30000)));
+	KUNIT_EXPECT_EQ(test, a->ret, 0);
+	KUNIT_EXPECT_EQ(test, s->n, 2);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
+	esa_ops_restore(NULL);
+	KUNIT_EXPECT_EQ(test, cm_rxe_add(test), 0);
+	cm_expect_rxe0_idle(test);
+}
+
+/* ---- what the route becomes: the QP's attributes and the REQ ---- */
+
+/*
+ * A route of three records, then rdma_init_qp_attr() and rdma_connect().
+ * INIT (cma_ib_init_qp_attr()): the pkey index of the address's pkey (not
+ * RoCE's default one), the port, no access flags. The REQ
+ * (cma_connect_ib()): the route's primary, inbound and outbound records,
+ * the service id, the CM timeouts and retries of the in-tree CM. RTR and
+ * RTS (rdma_init_qp_attr() over ib_cm): ib_cm's AV and MTU as it computed
+ * them from the primary path, the id's own starting PSN as rq_psn, the
+ * user's ACK timeout over ib_cm's.
+ */
+static void ib_route_to_qp_attr(struct kunit *test)
+{
+	struct rdma_conn_param param = { .qp_num = 0x77, .retry_count = 9,
+					 .rnr_retry_count = 3,
+					 .responder_resources = 2,
+					 .initiator_depth = 2 };
+	struct side *s = cm_new_side(test);
+	struct rdma_dev_addr *da;
+	struct ib_qp_attr attr;
+	struct rdma_cm_id *id;
+	int mask;
+
+	esa_rec(&esa.ans[0], IB_PATH_GMP | IB_PATH_PRIMARY, 0x0c0d, 9);
+	esa_rec(&esa.ans[1], IB_PATH_PRIMARY | IB_PATH_INBOUND, 0x0e0f, 10);
+	esa_rec(&esa.ans[2], IB_PATH_PRIMARY | IB_PATH_OUTBOUND, 0x1011, 11);
+	esa.ans[0].mtu = IB_MTU_4096;
+	esa.ans[0].rate = IB_RATE_100_GBPS;
+	esa.ans[0].packet_life_time = 17;
+	esa.nans = 3;
+	id = ib_resolved_id(test, s, false);
+	da = &id->route.addr.dev_addr;
+	esa_install(test, ESA_ANSWER);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_INIT;
+	esa_pkey_asked = 0xbeef;
+	KUNIT_ASSERT_EQ(test, rdma_init_qp_attr(id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE | IB_QP_PKEY_INDEX |
+					    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	KUNIT_EXPECT_EQ(test, esa_pkey_asked, ib_addr_get_pkey(da));
+	KUNIT_EXPECT_EQ(test, attr.pkey_index, ESA_PKEY_INDEX);
+	KUNIT_EXPECT_EQ(test, attr.port_num, id->port_num);
+	KUNIT_EXPECT_EQ(test, attr.qp_access_flags, 0);
+
+	KUNIT_ASSERT_EQ(test, rdma_connect(id, &param), 0);
+	KUNIT_ASSERT_EQ(test, esa_req_calls, 1);
+	KUNIT_ASSERT_TRUE(test, esa_req_has[0]);
+	expect_rec(test, &esa_req_path[0], &esa.ans[0], "REQ primary");
+	KUNIT_ASSERT_TRUE(test, esa_req_has[1]);
+	expect_rec(test, &esa_req_path[1], &esa.ans[1], "REQ inbound");
+	KUNIT_ASSERT_TRUE(test, esa_req_has[2]);
+	expect_rec(test, &esa_req_path[2], &esa.ans[2], "REQ outbound");
+	KUNIT_EXPECT_PTR_EQ(test, esa_req.ppath_sgid_attr, da->sgid_attr);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa_req.service_id),
+			((u64)RDMA_PS_TCP << 16) + IB_PORT);
+	KUNIT_EXPECT_EQ(test, esa_req.qp_num, 0x77);
+	KUNIT_EXPECT_EQ(test, esa_req.qp_type, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, esa_req.starting_psn, xcma_id_of(id)->seq_num);
+	KUNIT_EXPECT_EQ(test, esa_req.retry_count, 7);
+	KUNIT_EXPECT_EQ(test, esa_req.rnr_retry_count, 3);
+	KUNIT_EXPECT_EQ(test, esa_req.remote_cm_response_timeout, 20);
+	KUNIT_EXPECT_EQ(test, esa_req.local_cm_response_timeout, 20);
+	KUNIT_EXPECT_EQ(test, esa_req.max_cm_retries, 15);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, rdma_init_qp_attr(id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_dlid(&attr.ah_attr), 0x0c0d);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_sl(&attr.ah_attr), 9);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_static_rate(&attr.ah_attr),
+			IB_RATE_100_GBPS);
+	KUNIT_EXPECT_EQ(test, attr.path_mtu, IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, attr.rq_psn, xcma_id_of(id)->seq_num);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, rdma_init_qp_attr(id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, attr.timeout, 18);
+	KUNIT_ASSERT_EQ(test, rdma_set_ack_timeout(id, 21), 0);
+	KUNIT_ASSERT_EQ(test, rdma_init_qp_attr(id, &attr, &mask), 0);
+	KUNIT_EXPECT_EQ(test, attr.timeout, 21);
+	rdma_destroy_id(id);
+}
+
+static int probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	return 0;
+}
+
+static int bind_probe(struct sockaddr_storage *a)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, probe_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)a);
+	rdma_destroy_id(id);
+	return ret;
+}
+
+/* after another suite's removal of rxe0, its GIDs come back a little later */
+static int ib_suite_init(struct kunit_suite *suite)
+{
+	struct sockaddr_storage a4, a6;
+	int i, ret = -ETIMEDOUT;
+
+	spin_lock_init(&esa.lock);
+	INIT_DELAYED_WORK(&esa.answer, esa_answer);
+	cm_addr4(&a4, "10.99.0.1", 0);
+	cm_addr6(&a6, "fd00:99::1", 0);
+	for (i = 0; i < 100 && ret; i++) {
+		ret = bind_probe(&a4) ?: bind_probe(&a6);
+		if (ret)
+			msleep(100);
+	}
+	return ret;
+}
+
+static struct kunit_case ib_cases[] = {
+	KUNIT_CASE(ib_route_one_record),
+	KUNIT_CASE(ib_route_ipv6),
+	KUNIT_CASE(ib_route_several_records),
+	KUNIT_CASE_PARAM(ib_route_error, ib_fail_gen_params),
+	KUNIT_CASE(ib_route_query_refused),
+	KUNIT_CASE(ib_route_destroy_in_flight),
+	KUNIT_CASE(ib_route_to_qp_attr),
+	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
+	{}
+};
+
+static struct kunit_suite ib_suite = {
+	.name = "xcma_ib",
+	.suite_init = ib_suite_init,
+	.test_cases = ib_cases,
+};
+
+kunit_test_suite(ib_suite);
