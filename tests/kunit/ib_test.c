@@ -248,10 +248,28 @@ static int esa_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *a,
 
 static struct xcma_ops esa_ops;
 
+/*
+ * At the end of a case (or when it stops at an assertion): a query still
+ * held is answered now, so that the destroy of its id (a deferred action
+ * of the case, run after this one) does not wait for it forever.
+ */
 static void esa_ops_restore(void *unused)
 {
-	cancel_delayed_work_sync(&esa.answer);
+	spin_lock(&esa.lock);
+	if (esa.in_flight)
+		mod_delayed_work(system_wq, &esa.answer, 0);
+	spin_unlock(&esa.lock);
+	flush_delayed_work(&esa.answer);
 	xcma_ops_set(NULL);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(ib_destroy_id, rdma_destroy_id,
+			    struct rdma_cm_id *);
+
+/* destroyed by the case, or at its end if it stops at an assertion */
+static void ib_destroy(struct kunit *test, struct rdma_cm_id *id)
+{
+	kunit_release_action(test, ib_destroy_id, id);
 }
 
 /* the emulation, fresh, with rxe0 declared InfiniBand */
@@ -317,6 +335,8 @@ static struct rdma_cm_id *ib_resolved_id(struct kunit *test, struct side *s,
 	struct sockaddr_storage src, dst;
 	struct rdma_cm_id *id = cm_new_id(test, s, IB_QPT_RC);
 
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
 	if (v6) {
 		cm_addr6(&src, "fd00:99::1", 0);
 		/* traffic class 0xab in the flow information */
@@ -428,7 +448,7 @@ static void ib_route_one_record(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id->route.num_pri_alt_paths, 1);
 	KUNIT_EXPECT_NULL(test, id->route.path_rec_inbound);
 	KUNIT_EXPECT_NULL(test, id->route.path_rec_outbound);
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
 }
 
@@ -446,7 +466,7 @@ static void ib_route_ipv6(struct kunit *test)
 	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
 	expect_request(test, id, true, 0);
 	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 }
 
 /*
@@ -471,7 +491,7 @@ static void ib_route_several_records(struct kunit *test)
 	expect_rec(test, id->route.path_rec_inbound, &esa.ans[0], "inbound");
 	expect_rec(test, id->route.path_rec_outbound, &esa.ans[2], "outbound");
 	KUNIT_EXPECT_EQ(test, id->route.num_pri_alt_paths, 1);
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 }
 
 /* ---- the query fails ---- */
@@ -523,7 +543,7 @@ static void ib_route_error(struct kunit *test)
 	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
 	KUNIT_EXPECT_EQ(test, esa.queries, 2);
 	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 }
 
 /* ib_sa refuses the query: its errno, no event, ADDR_RESOLVED, no leak */
@@ -541,7 +561,7 @@ static void ib_route_query_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->n, 1);
 	KUNIT_EXPECT_EQ(test, esa.queries, 1);
 	KUNIT_EXPECT_EQ(test, esa.callbacks, 0);
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 	KUNIT_EXPECT_EQ(test, esa.cancels + esa.stale_cancels, 0);
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
 }
@@ -586,7 +606,7 @@ static void ib_route_destroy_in_flight(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdma_resolve_route(id, IB_TIMEOUT_MS), 0);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ROUTE_QUERY);
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 	/* destroy waited for the answer: it has come, and was dropped */
 	KUNIT_EXPECT_EQ(test, esa.callbacks, 1);
 	expect_late_answer_dropped(test, s, 1);
@@ -645,7 +665,7 @@ static void ib_route_removal_in_flight(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, id->route.path_rec);
 	/* the removal waits for this id */
 	KUNIT_EXPECT_FALSE(test, completion_done(&a->done));
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&a->done,
 							    msecs_to_jiffies(30000)));
 	KUNIT_EXPECT_EQ(test, a->ret, 0);
@@ -740,7 +760,7 @@ static void ib_route_to_qp_attr(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdma_set_ack_timeout(id, 21), 0);
 	KUNIT_ASSERT_EQ(test, rdma_init_qp_attr(id, &attr, &mask), 0);
 	KUNIT_EXPECT_EQ(test, attr.timeout, 21);
-	rdma_destroy_id(id);
+	ib_destroy(test, id);
 }
 
 static int probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
