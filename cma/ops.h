@@ -23,7 +23,7 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
 
 /* what ib_sa hands a path record query's answer to (compat.h: the count) */
 typedef void (*xcma_sa_path_cb)(int status, struct sa_path_rec *recs,
-				xcma_sa_count_t num, void *context);
+				XCMA_SA_COUNT num, void *context);
 
 /* the connection manager a port needs: the one decision (xcma_transport()) */
 enum xcma_transport {

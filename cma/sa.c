@@ -65,10 +65,10 @@ struct xcma_sa_route {
  * too (in-tree would report a route it never wrote).
  */
 static void path_answer(int status, struct sa_path_rec *recs,
-			xcma_sa_count_t num, void *context)
+			XCMA_SA_COUNT num, void *context)
 {
 	struct xcma_sa_route *q = context;
-	xcma_sa_count_t i;
+	XCMA_SA_COUNT i;
 	int kind;
 
 	memset(q->have, 0, sizeof(q->have));
@@ -112,7 +112,7 @@ static void path_request(struct xcma_id *xid, struct sa_path_rec *rec,
 	rec->numb_path = 1;
 	rec->reversible = 1;
 	rec->service_id = xcma_wire_addr_service_id(xid->id.ps,
-						     xcma_id_dst(xid));
+						    xcma_id_dst(xid));
 	*mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
 		IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH |
 		IB_SA_PATH_REC_REVERSIBLE | IB_SA_PATH_REC_SERVICE_ID;

@@ -17,9 +17,9 @@
 
 /* ib_sa's path record callback counts records in an int before 6.12 */
 #ifdef XCMA_HAVE_SA_PATH_UINT_COUNT
-typedef unsigned int xcma_sa_count_t;
+#define XCMA_SA_COUNT unsigned int
 #else
-typedef int xcma_sa_count_t;
+#define XCMA_SA_COUNT int
 #endif
 
 #endif /* XCMA_COMPAT_H */

@@ -546,6 +546,8 @@ static const struct xcma_ops fault_ops = {
 	.get_port_state = f_get_port_state,
 	.query_gid = f_query_gid,
 	.queue_route = f_queue_route,
+	/* no fault: the transport decision (ops.h) */
+	.port_transport = xcma_ops_port_transport,
 };
 
 static void restore_ops(void *unused)

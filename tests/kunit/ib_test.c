@@ -24,8 +24,9 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_user_sa.h>
-#include <rdma/rdma_cm.h>
 #include <net/net_namespace.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_ib.h>
 
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
@@ -676,6 +677,43 @@ static void ib_route_removal_in_flight(struct kunit *test)
 	cm_expect_rxe0_idle(test);
 }
 
+/* ---- a path the user found ---- */
+
+/*
+ * rdma_set_ib_path() on an IB port (in-tree rdma_set_ib_path()): the
+ * record, copied as it is (the layer 2 fields are RoCE's only), is the
+ * route, one path, ROUTE_RESOLVED at once, no event and no SA query;
+ * -EINVAL in any state but ADDR_RESOLVED, the route unchanged.
+ */
+static void ib_set_ib_path(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	struct sa_path_rec rec, other;
+	struct rdma_cm_id *id, *idle;
+
+	esa_rec(&rec, IB_PATH_GMP | IB_PATH_PRIMARY, 0x0909, 12);
+	esa_rec(&other, 0, 0x0a0a, 13);
+	id = ib_resolved_id(test, s, false);
+	idle = cm_new_id(test, s, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, ib_destroy_id, idle), 0);
+	esa_install(test, ESA_ANSWER);
+	KUNIT_EXPECT_EQ(test, rdma_set_ib_path(idle, &rec), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cm_state(idle), XCMA_FSM_IDLE);
+	KUNIT_EXPECT_NULL(test, idle->route.path_rec);
+
+	KUNIT_ASSERT_EQ(test, rdma_set_ib_path(id, &rec), 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ROUTE_RESOLVED);
+	expect_rec(test, id->route.path_rec, &rec, "path_rec");
+	KUNIT_EXPECT_EQ(test, id->route.num_pri_alt_paths, 1);
+	KUNIT_EXPECT_EQ(test, rdma_set_ib_path(id, &other), -EINVAL);
+	expect_rec(test, id->route.path_rec, &rec, "path_rec kept");
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, s->n, 1);
+	KUNIT_EXPECT_EQ(test, esa.queries, 0);
+	ib_destroy(test, id);
+}
+
 /* ---- what the route becomes: the QP's attributes and the REQ ---- */
 
 /*
@@ -808,6 +846,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE(ib_route_query_refused),
 	KUNIT_CASE(ib_route_destroy_in_flight),
 	KUNIT_CASE(ib_route_to_qp_attr),
+	KUNIT_CASE(ib_set_ib_path),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };
