@@ -229,13 +229,31 @@ static const struct ib_gid_attr *iw_gid(struct xcma_device *dev, u32 port,
 	return ERR_PTR(-ENODEV);
 }
 
+/*
+ * An IB port is the address's if the GID in the address's IPoIB hardware
+ * address is one of the port's, of type IB (in-tree cma_validate_port()):
+ * an Ethernet address never is an IB port's.
+ */
+static const struct ib_gid_attr *ib_gid(struct xcma_device *dev, u32 port,
+					struct rdma_dev_addr *da)
+{
+	union ib_gid gid;
+
+	if (da->dev_type != ARPHRD_INFINIBAND)
+		return ERR_PTR(-ENODEV);
+	rdma_addr_get_sgid(da, &gid);
+	return xcma_ops->find_gid_by_port(dev->ibdev, &gid, IB_GID_TYPE_IB, port,
+					  NULL);
+}
+
 /**
  * xcma_device_acquire - attach an id to the device of its source address
  * @xid: the id; its source address and dev_addr (netdev, namespace) set
  *
  * The device is the first whose GID table holds the GID of the source
  * address on the address's netdev (RoCE), or whose port's one GID is that
- * netdev's (iWARP). On success @xid holds the
+ * netdev's (iWARP), or the GID of the address's IPoIB hardware address
+ * (IB). On success @xid holds the
  * device, its port and the GID attribute (released with the device).
  *
  * Return: 0; -ENODEV if no device has the GID or the netdev is gone.
@@ -265,8 +283,10 @@ int xcma_device_acquire(struct xcma_id *xid)
 			case XCMA_TRANSPORT_ROCE:
 				attr = find_gid(dev, port, &gid, ndev);
 				break;
+			case XCMA_TRANSPORT_IB:
+				attr = ib_gid(dev, port, da);
+				break;
 			default:
-				/* IPoIB addresses are not in xcma yet */
 				continue;
 			}
 			if (IS_ERR(attr))

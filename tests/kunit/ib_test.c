@@ -364,7 +364,7 @@ static struct rdma_cm_id *ib_resolved_id(struct kunit *test, struct side *s,
  * timeout, through xcma's own registered client, on the id's port.
  */
 static void expect_request(struct kunit *test, struct rdma_cm_id *id, bool v6,
-			   u8 tos)
+			   u8 tos, u8 tclass)
 {
 	struct rdma_dev_addr *da = &id->route.addr.dev_addr;
 	ib_sa_comp_mask mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
@@ -386,7 +386,7 @@ static void expect_request(struct kunit *test, struct rdma_cm_id *id, bool v6,
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa.req.service_id),
 			((u64)RDMA_PS_TCP << 16) + IB_PORT);
 	if (v6) {
-		KUNIT_EXPECT_EQ(test, esa.req.traffic_class, 0xab);
+		KUNIT_EXPECT_EQ(test, esa.req.traffic_class, tclass);
 		KUNIT_EXPECT_EQ(test, esa.req.qos_class, 0);
 	} else {
 		KUNIT_EXPECT_EQ(test, be16_to_cpu(esa.req.qos_class), tos);
@@ -444,7 +444,7 @@ static void ib_route_one_record(struct kunit *test)
 	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
 	KUNIT_EXPECT_EQ(test, s->st[1], 0);
 	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ROUTE_RESOLVED);
-	expect_request(test, id, false, 0x28);
+	expect_request(test, id, false, 0x28, 0);
 	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
 	KUNIT_EXPECT_EQ(test, id->route.num_pri_alt_paths, 1);
 	KUNIT_EXPECT_NULL(test, id->route.path_rec_inbound);
@@ -465,7 +465,7 @@ static void ib_route_ipv6(struct kunit *test)
 	id = ib_resolved_id(test, s, true);
 	esa_install(test, ESA_ANSWER);
 	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
-	expect_request(test, id, true, 0);
+	expect_request(test, id, true, 0, 0xab);
 	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
 	ib_destroy(test, id);
 }
@@ -714,6 +714,166 @@ static void ib_set_ib_path(struct kunit *test)
 	ib_destroy(test, id);
 }
 
+/* ---- IPoIB addresses ---- */
+
+/*
+ * rdma_resolve_ip() over an IPoIB netdev gives a 20-byte hardware
+ * address, the QPN and then the port's GID, and the pkey in the
+ * broadcast address. The emulation resolves over eth0 for real and
+ * rewrites the result into that form in the callback; the device is
+ * found by that GID, of type IB, without a netdev (in-tree
+ * cma_acquire_dev_by_src_ip() and cma_validate_port()), and the SA is
+ * asked for the path between the two GIDs with that pkey.
+ */
+#define IPOIB_PKEY 0x8012
+
+static const union ib_gid ipoib_sgid = { .raw = {
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x10, 0x01 } };
+static const union ib_gid ipoib_dgid = { .raw = {
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x20, 0x02 } };
+
+static struct {
+	xcma_resolve_cb cb;
+	void *ctx;
+	bool ethernet;	/* leave the address as Ethernet's */
+	int gid_asks;
+} ipoib;
+
+static void ipoib_hw(u8 *hw, const union ib_gid *gid)
+{
+	memset(hw, 0, MAX_ADDR_LEN);
+	hw[3] = 0x48;	/* the QPN */
+	memcpy(hw + 4, gid->raw, sizeof(gid->raw));
+}
+
+static void ipoib_dev_addr(struct rdma_dev_addr *da)
+{
+	if (ipoib.ethernet)
+		return;
+	da->dev_type = ARPHRD_INFINIBAND;
+	ipoib_hw(da->src_dev_addr, &ipoib_sgid);
+	ipoib_hw(da->dst_dev_addr, &ipoib_dgid);
+	memset(da->broadcast, 0, MAX_ADDR_LEN);
+	da->broadcast[1] = 0xff;
+	da->broadcast[2] = 0xff;
+	da->broadcast[3] = 0xff;
+	da->broadcast[4] = 0xff;
+	da->broadcast[5] = 0x12;
+	ib_addr_set_pkey(da, IPOIB_PKEY);
+}
+
+static void ipoib_resolved(int status, struct sockaddr *src,
+			   struct rdma_dev_addr *da, void *unused)
+{
+	if (!status)
+		ipoib_dev_addr(da);
+	ipoib.cb(status, src, da, ipoib.ctx);
+}
+
+static int ipoib_resolve_ip(struct sockaddr *src, const struct sockaddr *dst,
+			    struct rdma_dev_addr *da, unsigned long timeout_ms,
+			    xcma_resolve_cb cb, bool by_gid_attr, void *ctx)
+{
+	ipoib.cb = cb;
+	ipoib.ctx = ctx;
+	return xcma_kernel_ops.resolve_ip(src, dst, da, timeout_ms,
+					  ipoib_resolved, by_gid_attr, NULL);
+}
+
+static const struct ib_gid_attr *
+ipoib_find_gid(struct ib_device *dev, const union ib_gid *gid,
+	       enum ib_gid_type type, u32 port, struct net_device *ndev)
+{
+	/* rxe0's first GID stands for the IB port's GID */
+	if (type == IB_GID_TYPE_IB && !ndev &&
+	    !memcmp(gid, &ipoib_sgid, sizeof(*gid)) &&
+	    esa_transport(dev, port) == XCMA_TRANSPORT_IB) {
+		ipoib.gid_asks++;
+		return xcma_kernel_ops.get_gid_attr(dev, port, 0);
+	}
+	return xcma_kernel_ops.find_gid_by_port(dev, gid, type, port, ndev);
+}
+
+static void ib_ipoib_resolve(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	bool v6 = *(const bool *)test->param_value;
+	struct sockaddr_storage dst;
+	union ib_gid sgid, dgid;
+	struct rdma_cm_id *id;
+
+	if (v6)
+		cm_addr6(&dst, "fd00:99::1", IB_PORT);
+	else
+		cm_addr4(&dst, "10.99.0.1", IB_PORT);
+	esa_rec(&esa.ans[0], 0, 0x0b0b, 2);
+	esa.nans = 1;
+	memset(&ipoib, 0, sizeof(ipoib));
+	id = cm_new_id(test, s, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	esa_install(test, ESA_ANSWER);
+	esa_ops.resolve_ip = ipoib_resolve_ip;
+	esa_ops.find_gid_by_port = ipoib_find_gid;
+
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	KUNIT_EXPECT_STREQ(test, dev_name(&id->device->dev), "rxe0");
+	KUNIT_EXPECT_EQ(test, id->port_num, 1);
+	KUNIT_EXPECT_EQ(test, ipoib.gid_asks, 1);
+	KUNIT_EXPECT_NOT_NULL(test, id->route.addr.dev_addr.sgid_attr);
+
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, memcmp(&esa.req.sgid, &ipoib_sgid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&esa.req.dgid, &ipoib_dgid, 16), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(esa.req.pkey), IPOIB_PKEY);
+	expect_request(test, id, v6, 0, 0);
+	/* what rdma_read_gids() reads on IB: the address's GIDs */
+	rdma_read_gids(id, &sgid, &dgid);
+	KUNIT_EXPECT_EQ(test, memcmp(&sgid, &ipoib_sgid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &ipoib_dgid, 16), 0);
+	ib_destroy(test, id);
+}
+
+static const bool ipoib_v6[] = { false, true };
+
+static void ipoib_desc(const bool *v6, char *desc)
+{
+	strscpy(desc, *v6 ? "ipv6" : "ipv4", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ipoib, ipoib_v6, ipoib_desc);
+
+/* an Ethernet address is no IB port's: ADDR_ERROR, -ENODEV, as in-tree */
+static void ib_ipoib_ethernet_address(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+
+	cm_addr4(&dst, "10.99.0.1", IB_PORT);
+	memset(&ipoib, 0, sizeof(ipoib));
+	ipoib.ethernet = true;
+	id = cm_new_id(test, s, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	esa_install(test, ESA_ANSWER);
+	esa_ops.resolve_ip = ipoib_resolve_ip;
+	esa_ops.find_gid_by_port = ipoib_find_gid;
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_EXPECT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_ERROR);
+	KUNIT_EXPECT_EQ(test, s->st[0], -ENODEV);
+	KUNIT_EXPECT_NULL(test, id->device);
+	KUNIT_EXPECT_EQ(test, ipoib.gid_asks, 0);
+	ib_destroy(test, id);
+}
+
 /* ---- what the route becomes: the QP's attributes and the REQ ---- */
 
 /*
@@ -847,6 +1007,8 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE(ib_route_destroy_in_flight),
 	KUNIT_CASE(ib_route_to_qp_attr),
 	KUNIT_CASE(ib_set_ib_path),
+	KUNIT_CASE_PARAM(ib_ipoib_resolve, ipoib_gen_params),
+	KUNIT_CASE(ib_ipoib_ethernet_address),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };
