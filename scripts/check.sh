@@ -65,6 +65,18 @@ example() {
 	return $rc
 }
 
+# siw_example KERNEL: the example consumer's hot-plug run over Soft-iWARP
+# on a stock kernel (scripts/hotplug-siw.sh; siw0 next to rxe0, with the
+# test-only siw.ko of scripts/siw-module.sh)
+siw_example() {
+	local k=$1 log=build/vm/stock-$1-hotplug-siw.log rc=0
+	scripts/build-module.sh "$k" dropin examples || return 1
+	scripts/vm.sh -q -k "$k" --siw -o "$log" -f "build/mod/$k/examples/xcma_pingpong.ko" \
+		-f scripts/hotplug.sh -f scripts/hotplug-siw.sh -- 'sh /xcma/hotplug-siw.sh' || rc=$?
+	grep -aE 'hotplug(-siw)?:|pingpong:|xcma:' "$log"
+	return $rc
+}
+
 # configfs_vm K NAME SUBSYS [vm.sh options]: tests/vm/configfs.sh on a stock
 # kernel against configfs subsystem SUBSYS; one case per check it prints
 configfs_vm() {
@@ -399,6 +411,10 @@ one_layer() {
 			configfs_vm $k $k-sbs xcma --sbs --preload rdma_cm
 			configfs_vm $k $k-intree rdma_cm --sbs --preload rdma_cm
 			run "stock/$k-restrack-cm-ids" example $k restrack
+			# Soft-iWARP: siw.ko built for this kernel, the example
+			# consumer over siw0 through its removal
+			run "stock/$k-siw-module" scripts/siw-module.sh $k
+			run "stock/$k-hotplug-siw" siw_example $k
 			# a consumer built against the stock kernel alone (its
 			# symbol versions are the in-tree rdma_cm's) loads
 			# against xcma and works
@@ -431,6 +447,10 @@ one_layer() {
 			# a neighbour's new lladdr: in-tree (the control), xcma
 			neigh_vm $k intree --no-xcma
 			neigh_vm $k xcma
+			# rping over siw0 next to rxe0: the in-tree CM (the
+			# control), then xcma
+			run "user/$k-intree-rping-siw" user_vm $k intree-siw siw --no-xcma --siw
+			run "user/$k-xcma-rping-siw" user_vm $k xcma-siw siw --siw
 		done
 		# the same on the debug kernel (lockdep, KASAN, kmemleak, UBSAN
 		# under rdma_ucm); its errnos are held to stock 6.12's in-tree CM
