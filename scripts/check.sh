@@ -466,6 +466,9 @@ one_layer() {
 			'tools rping ucmatose ud mcast' -t 1200
 		run user/kunit-xcma-unplug user_vm kunit xcma-unplug unplug -t 1200
 		run user/kunit-xcma-misuse user_vm kunit xcma-misuse misuse -t 1200
+		# rping over siw0 under kmemleak: a stock kernel cannot see a
+		# leaked iw_cm id of a connection, this one can
+		run user/kunit-xcma-rping-siw user_vm kunit xcma-siw siw --siw -t 1200
 		run user/kunit-xcma-badinput-errnos-are-intree same_errnos kunit 6.12
 		# An observation, not a test of the in-tree CM: registered before
 		# ib_uverbs, it makes rdma link delete hang in

@@ -29,6 +29,10 @@ cat /tmp/hotplug.out
 [ "${rc:-0}" = 0 ] || fail "hotplug.sh over siw0 (exit status $rc)"
 # hotplug.sh shows xcma's devices once the example is unloaded
 grep -q '^rxe0 ACTIVE' /tmp/hotplug.out || fail "rxe0 not active after siw0's removal"
+# siw listens for iw_cm with a TCP socket of its own: one left on the
+# example's port once it is unloaded is an iw_cm listen nobody destroyed
+n=$(awk '$2 ~ /:1D2F$/ && $4 == "0A"' /proc/net/tcp | wc -l)
+[ "$n" = 0 ] || fail "$n TCP listeners left on the example's port 7471"
 
 rdma link delete siw0 || fail "rdma link delete siw0"
 rmmod siw || fail "rmmod siw"

@@ -339,7 +339,7 @@ siw() {
 	: >/tmp/siw.qp
 	(while :; do rdma res show qp | grep 'comm rping' >>/tmp/siw.qp; sleep 0.2; done) &
 	spid=$!
-	pair rping-siw 300 "rping -s -a $siw4 -C 1000 -V -S 256" \
+	pair rping-siw 120 "rping -s -a $siw4 -C 1000 -V -S 256" \
 		"rping -c -a $siw4 -C 1000 -V -S 256 -v"
 	kill $spid
 	wait $spid 2>/dev/null
@@ -350,6 +350,11 @@ siw() {
 	say "rping's QPs sampled: $on on siw0, $off elsewhere"
 	[ "$on" -gt 0 ] && [ "$off" = 0 ] || fail "rping did not run over siw0 alone"
 	say "PASS rping over siw0"
+	# siw listens for iw_cm with a TCP socket of its own: one left once
+	# the server is gone is an iw_cm listen nobody destroyed
+	n=$(awk '$2 ~ /:1C06$/ && $4 == "0A"' /proc/net/tcp | wc -l)
+	[ "$n" = 0 ] || fail "$n TCP listeners left on rping's port 7174"
+	say "PASS no TCP listener left on rping's port"
 	rdma link delete siw0 || fail "rdma link delete siw0"
 	rmmod siw || fail "rmmod siw"
 	say "PASS siw0 deleted, siw unloaded"
