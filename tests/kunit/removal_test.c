@@ -99,6 +99,10 @@
  * @iw: iWARP (iw_cm ids), else RoCE (ib_cm ids)
  * @rej_status: status of REJECTED when the peer's user rejects: ib_cm's
  *	reason, or siw's -ECONNRESET for an MPA reject (as in-tree)
+ * @qp_close_event: what an id hears when its owner destroys its connected
+ *	QP before the id (rm_destroy() does): nothing over ib_cm; over
+ *	iw_cm the QP's teardown closes the TCP connection and iw_cm says
+ *	CLOSE, which is DISCONNECTED (as in-tree)
  */
 struct rm_dev {
 	const char *name;
@@ -107,6 +111,7 @@ struct rm_dev {
 	const char *del;
 	bool iw;
 	int rej_status;
+	int qp_close_event;
 };
 
 static const struct rm_dev rm_rxe = {
@@ -115,6 +120,7 @@ static const struct rm_dev rm_rxe = {
 	.add = "/usr/sbin/rdma link add rxe0 type rxe netdev eth0",
 	.del = "/usr/sbin/rdma link delete rxe0",
 	.rej_status = IB_CM_REJ_CONSUMER_DEFINED,
+	.qp_close_event = -1,
 };
 
 /*
@@ -129,6 +135,7 @@ static const struct rm_dev rm_siw = {
 	.del = "/usr/sbin/rdma link delete siw0",
 	.iw = true,
 	.rej_status = -ECONNRESET,
+	.qp_close_event = RDMA_CM_EVENT_DISCONNECTED,
 };
 
 enum rm_beh { RM_DEFER, RM_RETURN, RM_RACE, RM_RACE_CB, RM_OTHER, RM_NR_BEH };
@@ -180,7 +187,9 @@ struct rm_owner;
  * @id: the id (set by the CONNECT_REQUEST callback for a conn id)
  * @on: what its DEVICE_REMOVAL callback does
  * @req: for a conn id: what its CONNECT_REQUEST callback does
- * @conn: for a listener: the slot its (one) conn id takes
+ * @conn: for a listener: the slot its first conn id takes; for a conn
+ *	id: the slot the listener's next one takes (NULL: no more)
+ * @dst_ip: the address it resolves to, if not the row's device's
  * @victim: for RM_ON_VICTIM: the id to destroy
  * @in_cb: callbacks of the id running now (G1)
  * @overlaps: times a callback started while another one ran
@@ -219,6 +228,7 @@ struct rm_slot {
 	enum rm_on on;
 	enum rm_req req;
 	struct rm_slot *conn;
+	const char *dst_ip;
 	struct rm_slot *victim;
 	atomic_t in_cb;
 	atomic_t overlaps;
@@ -239,7 +249,7 @@ struct rm_slot {
 	bool removed_first;
 	const int *want;
 	int nwant;
-	int opt[2];
+	int opt[3];
 	int dr_min;
 	int dr_max;
 	bool loose;
@@ -735,11 +745,15 @@ static int rm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		/* a new conn id, with its listener's context: give it its own */
-		if (!s->conn || s->conn->id) {
+		struct rm_slot *c = s->conn;
+
+		while (c && c->id)
+			c = c->conn;
+		if (!c) {
 			atomic_inc(&r->extra_conns);
 			return 1;
 		}
-		s = s->conn;
+		s = c;
 		s->id = id;
 		id->context = s;
 	}
@@ -794,6 +808,7 @@ static struct rm_slot *rm_slot_new(struct rm_owner *o, const char *name,
 	s->on = on;
 	s->opt[0] = -1;
 	s->opt[1] = -1;
+	s->opt[2] = -1;
 	/* helpers are bound to rxe0 and go with it */
 	s->dr_min = 1;
 	s->dr_max = 1;
@@ -852,7 +867,7 @@ static void rm_resolve_addr(struct rm_slot *s, const char *src_ip)
 	int n = atomic_read(&s->nev);
 
 	rm_addr(&src, src_ip, 0);
-	rm_addr(&dst, s->run->dev->ip, s->owner->port);
+	rm_addr(&dst, s->dst_ip ?: s->run->dev->ip, s->owner->port);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(s->id, src_ip ?
 				(struct sockaddr *)&src : NULL,
 				(struct sockaddr *)&dst, 2000), 0);
@@ -1346,7 +1361,7 @@ static struct rm_run *rm_run_new(struct kunit *test, const struct rm_dev *dev,
 static void rm_check_slot(struct kunit *test, struct rm_slot *s)
 {
 	const char *who = rm_beh_names[s->owner->beh];
-	int ev[RM_MAX_EV], n = 0, i, dr = 0, opt[2] = { 0, 0 };
+	int ev[RM_MAX_EV], n = 0, i, dr = 0, opt[3] = { 0, 0, 0 };
 	int g1 = 0, g2 = 0, g4 = 0;
 	bool in_cb = false, over = false, after_dr = false;
 	struct rm_run *r = s->run;
@@ -1403,6 +1418,8 @@ static void rm_check_slot(struct kunit *test, struct rm_slot *s)
 		if (ev[i] == s->opt[0] && !opt[0]++)
 			continue;
 		if (ev[i] == s->opt[1] && !opt[1]++)
+			continue;
+		if (ev[i] == s->opt[2] && !opt[2]++)
 			continue;
 		KUNIT_FAIL(test, "%s/%s: unexpected event %d: %s", who,
 			   s->name, i, rdma_event_msg(ev[i]));
@@ -1493,6 +1510,7 @@ static void rm_expect_target(struct rm_owner *o)
 	rm_expect(t, st->want, st->nwant, 0);
 	t->opt[0] = o->beh == RM_RACE ? st->late_event : -1;
 	t->opt[1] = st->peer_event;
+	t->opt[2] = o->run->dev->qp_close_event;
 	t->dr_min = st->on_device && o->beh != RM_RACE && o->beh != RM_OTHER;
 	t->dr_max = st->on_device && o->beh != RM_OTHER;
 	/* destroyed outside the remover: by its owner, or by the test */
@@ -1706,6 +1724,7 @@ static void reconnect_after_readd(struct kunit *test, const struct rm_dev *dev,
 	setup_established(o);
 	KUNIT_EXPECT_EQ(test, rm_state_of(o->target->id), XCMA_FSM_CONNECT);
 	rm_expect(o->target, ev_est, ARRAY_SIZE(ev_est), 0);
+	o->target->opt[2] = dev->qp_close_event;
 	/* the client first: its DREQ reaches the server end, a helper */
 	for (i = r->nslots - 1; i >= 0; i--) {
 		r->slot[i].dr_min = 0;
@@ -1822,11 +1841,177 @@ static void rm_siw_exit(struct kunit_suite *suite)
 	xcma_kunit_run(NULL, "/usr/sbin/ip link del xrm0");
 }
 
+/* ---- rxe0 and siw0 on one host ---- */
+
+/* one SEND from @a's QP to a RECV posted on @b's, over their connection */
+static int rm_send(struct rm_slot *a, struct rm_slot *b, const char *msg)
+{
+	struct ib_device *da = a->id->device, *db = b->id->device;
+	char *sbuf = kzalloc(32, GFP_KERNEL), *rbuf = kzalloc(32, GFP_KERNEL);
+	struct ib_sge ssge, rsge;
+	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = { .sg_list = &ssge, .num_sge = 1,
+				  .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED };
+	int i, got_s = 0, got_r = 0, ret = -ENOMEM;
+	struct ib_wc wc;
+	u64 sdma, rdma;
+
+	if (!sbuf || !rbuf)
+		goto out;
+	strscpy(sbuf, msg, 32);
+	sdma = ib_dma_map_single(da, sbuf, 32, DMA_TO_DEVICE);
+	rdma = ib_dma_map_single(db, rbuf, 32, DMA_FROM_DEVICE);
+	ssge = (struct ib_sge){ .addr = sdma, .length = strlen(msg) + 1,
+				.lkey = a->pd->local_dma_lkey };
+	rsge = (struct ib_sge){ .addr = rdma, .length = 32,
+				.lkey = b->pd->local_dma_lkey };
+	ret = ib_post_recv(b->id->qp, &rwr, NULL);
+	if (!ret)
+		ret = ib_post_send(a->id->qp, &swr, NULL);
+	for (i = 0; !ret && i < 500 && !(got_s && got_r); i++) {
+		if (!got_s && ib_poll_cq(a->cq, 1, &wc) == 1)
+			got_s = wc.status == IB_WC_SUCCESS ? 1 : -1;
+		if (!got_r && ib_poll_cq(b->cq, 1, &wc) == 1)
+			got_r = wc.status == IB_WC_SUCCESS ? 1 : -1;
+		usleep_range(5000, 10000);
+	}
+	ib_dma_unmap_single(da, sdma, 32, DMA_TO_DEVICE);
+	ib_dma_unmap_single(db, rdma, 32, DMA_FROM_DEVICE);
+	if (!ret && (got_s != 1 || got_r != 1))
+		ret = -EIO;
+	if (!ret && strcmp(rbuf, msg))
+		ret = -EBADMSG;
+out:
+	kfree(sbuf);
+	kfree(rbuf);
+	return ret;
+}
+
+/*
+ * A client on @dev connects to the wildcard listener @l, which accepts:
+ * the returned conn id and *@cli are established, both on @dev. Each
+ * gets one DEVICE_REMOVAL if @dev goes (@dr), and may hear its peer
+ * leave first.
+ */
+static struct rm_slot *rm_pair_on(struct rm_owner *o, struct rm_slot *l,
+				  const struct rm_dev *dev, const char *sname,
+				  const char *cname, int dr, struct rm_slot **cli)
+{
+	struct kunit *test = o->run->test;
+	struct rm_slot *srv, *c, *t;
+
+	srv = rm_slot_new(o, sname, RM_ON_RETURN);
+	srv->req = RM_REQ_ACCEPT;
+	for (t = l; t->conn; t = t->conn)
+		;
+	t->conn = srv;
+	c = rm_create(o, cname, RM_ON_RETURN);
+	c->dst_ip = dev->ip;
+	rm_resolve(c);
+	rm_connect(c, true);
+	KUNIT_ASSERT_TRUE(test, rm_wait(c, 3));
+	KUNIT_ASSERT_TRUE(test, rm_wait(srv, 2));
+	KUNIT_ASSERT_EQ(test, srv->err, 0);
+	KUNIT_ASSERT_EQ(test, c->status[2], 0);
+	KUNIT_ASSERT_STREQ(test, dev_name(&c->id->device->dev), dev->name);
+	KUNIT_ASSERT_STREQ(test, dev_name(&srv->id->device->dev), dev->name);
+	KUNIT_EXPECT_EQ(test, rm_send(c, srv, "to server"), 0);
+	KUNIT_EXPECT_EQ(test, rm_send(srv, c, "to client"), 0);
+	rm_expect(c, ev_est, ARRAY_SIZE(ev_est), dr);
+	rm_expect(srv, ev_cr_est, ARRAY_SIZE(ev_cr_est), dr);
+	c->opt[0] = RDMA_CM_EVENT_DISCONNECTED;
+	srv->opt[0] = RDMA_CM_EVENT_DISCONNECTED;
+	*cli = c;
+	return srv;
+}
+
+/* @dev goes: its pair hears DEVICE_REMOVAL, @keep's pair nothing */
+static void rm_remove_one(struct kunit *test, const struct rm_dev *dev,
+			  struct rm_slot *gc, struct rm_slot *gs,
+			  struct rm_slot *kc, struct rm_slot *ks,
+			  struct rm_slot *l)
+{
+	int nk = atomic_read(&kc->nev) + atomic_read(&ks->nev);
+
+	KUNIT_ASSERT_EQ(test, xcma_kunit_run(test, dev->del), 0);
+	KUNIT_EXPECT_EQ(test, rm_count(gc, RDMA_CM_EVENT_DEVICE_REMOVAL), 1);
+	KUNIT_EXPECT_EQ(test, rm_count(gs, RDMA_CM_EVENT_DEVICE_REMOVAL), 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(gc->destroying));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(gs->destroying));
+	/* the other device's pair: not a word, still connected, talking */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kc->nev) + atomic_read(&ks->nev),
+			nk);
+	KUNIT_EXPECT_EQ(test, rm_state_of(kc->id), XCMA_FSM_CONNECT);
+	KUNIT_EXPECT_EQ(test, rm_state_of(ks->id), XCMA_FSM_CONNECT);
+	KUNIT_EXPECT_EQ(test, rm_send(kc, ks, "still here"), 0);
+	KUNIT_EXPECT_EQ(test, rm_send(ks, kc, "me too"), 0);
+	/* G7: the wildcard listener heard nothing and still listens */
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->nev), 0);
+	KUNIT_EXPECT_EQ(test, rm_state_of(l->id), XCMA_FSM_LISTEN);
+	KUNIT_ASSERT_EQ(test, xcma_kunit_run(test, dev->add), 0);
+	rm_wait_ready(test, dev);
+}
+
+static void rm_readd_rxe(void *data)
+{
+	if (!rm_device_present(&rm_rxe))
+		xcma_kunit_run(data, rm_rxe.add);
+}
+
+/*
+ * A host with rxe0 and siw0: one wildcard listener (0.0.0.0, RDMA_PS_TCP)
+ * takes a connection on each device. Deleting siw0 gives DEVICE_REMOVAL
+ * to the two ids on siw0 and nothing to the pair on rxe0, which stays
+ * connected and passes messages both ways; the listener hears nothing
+ * (G7) and takes a new connection on the re-added siw0. Then rxe0 goes,
+ * and the new pair on siw0 is the one left alone.
+ *
+ * Both ends run on this host, so TCP between them goes through lo, while
+ * siw binds a wildcard listen's socket to siw0's netdev. It still takes
+ * the request: for a local destination IPv4 routing sets the route's
+ * input interface to the netdev that holds the address (rt_iif, from
+ * the FIB result), not lo, and the bound listener matches that.
+ */
+static void two_devices(struct kunit *test)
+{
+	struct rm_run *r = rm_run_new(test, &rm_siw, &rm_states[0],
+				      RM_SIW_PORT_BASE - 32);
+	struct rm_owner *o = &r->owner[RM_DEFER];
+	struct rm_slot *l, *rc, *rs, *sc, *ss, *sc2, *ss2;
+	unsigned int base;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rm_readd_rxe,
+							test), 0);
+	rm_wait_ready(test, &rm_rxe);
+	rm_wait_ready(test, &rm_siw);
+	base = xcma_id_live();
+	l = rm_wild_listener(o);
+	rs = rm_pair_on(o, l, &rm_rxe, "rxe0 server", "rxe0 client", 1, &rc);
+	ss = rm_pair_on(o, l, &rm_siw, "siw0 server", "siw0 client", 1, &sc);
+	rm_remove_one(test, &rm_siw, sc, ss, rc, rs, l);
+
+	ss2 = rm_pair_on(o, l, &rm_siw, "siw0 server 2", "siw0 client 2", 0,
+			 &sc2);
+	rm_remove_one(test, &rm_rxe, rc, rs, sc2, ss2, l);
+
+	rm_destroy(sc2);
+	rm_destroy(ss2);
+	rm_destroy(l);
+	for (i = 0; i < r->nslots; i++)
+		rm_check_slot(test, &r->slot[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->extra_conns), 0);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
+	rm_dump(test, r);
+}
+
 static struct kunit_case removal_siw_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(removal_row_siw, rm_state_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(reconnect_after_readd_siw),
 	KUNIT_CASE(absent_on_iwarp),
+	KUNIT_CASE_SLOW(two_devices),
 	{}
 };
 
