@@ -1256,6 +1256,7 @@ static int rm_arm(struct rm_run *r)
 	mutex_lock(&xcma_life.lock);
 	for (i = 0; i < r->nslots; i++) {
 		struct rm_slot *s = &r->slot[i];
+		struct xcma_fsm_id *child;
 		struct xcma_fsm_link *l;
 		struct xcma_id *xid, *cx;
 
@@ -1270,8 +1271,8 @@ static int rm_arm(struct rm_run *r)
 		/* a wildcard listener: its child on the device listens for it */
 		for (l = xid->life.fsm.children.next;
 		     l != &xid->life.fsm.children; l = l->next) {
-			cx = xcma_id_of_life(xcma_life_id_of(
-				container_of(l, struct xcma_fsm_id, child_item)));
+			child = container_of(l, struct xcma_fsm_id, child_item);
+			cx = xcma_id_of_life(xcma_life_id_of(child));
 			s->other_children++;
 			if (!cx->id.device ||
 			    strcmp(dev_name(&cx->id.device->dev), r->dev->name))
@@ -1782,9 +1783,10 @@ static int mc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 /*
  * What the table's rows need exists on iWARP; what does not is refused
  * with the in-tree errno, and the case says it is skipped: a multicast
- * group (rdma_join_multicast() on an iWARP port: -ENOSYS, as in-tree),
- * so there is no "joined" state to remove siw0 under. (UD ids have no
- * row on rxe0 either: xcma_ud and xcma_mcast cover their removal.)
+ * group (rdma_join_multicast() on an iWARP port: errno 38, ENOSYS, as
+ * in-tree), so there is no "joined" state to remove siw0 under. (UD ids
+ * have no row on rxe0 either: xcma_ud and xcma_mcast cover their
+ * removal.)
  */
 static void absent_on_iwarp(struct kunit *test)
 {
@@ -1804,12 +1806,12 @@ static void absent_on_iwarp(struct kunit *test)
 				   rm_siw.name);
 		ret = rdma_join_multicast(id, (struct sockaddr *)&grp,
 					  FULLMEMBER_JOIN, NULL);
-		KUNIT_EXPECT_EQ(test, ret, -ENOSYS);
+		KUNIT_EXPECT_EQ(test, ret, -XCMA_ENOTRANSPORT);
 		KUNIT_EXPECT_EQ(test, rm_state_of(id), XCMA_FSM_ADDR_BOUND);
 	}
 	rdma_destroy_id(id);
-	if (ret == -ENOSYS)
-		kunit_skip(test, "no multicast on iWARP: join refused, -ENOSYS");
+	if (ret == -XCMA_ENOTRANSPORT)
+		kunit_skip(test, "no multicast on iWARP: join refused, errno 38");
 }
 
 static const char *const rm_siw_setup[] = {
