@@ -1966,8 +1966,8 @@ static void rm_readd_rxe(void *data)
  * takes a connection on each device. Deleting siw0 gives DEVICE_REMOVAL
  * to the two ids on siw0 and nothing to the pair on rxe0, which stays
  * connected and passes messages both ways; the listener hears nothing
- * (G7) and takes a new connection on the re-added siw0. Then rxe0 goes,
- * and the new pair on siw0 is the one left alone.
+ * (G7) and takes new connections on rxe0 and on the re-added siw0. Then
+ * rxe0 goes, and the new pair on siw0 is the one left alone.
  *
  * Both ends run on this host, so TCP between them goes through lo, while
  * siw binds a wildcard listen's socket to siw0's netdev. It still takes
@@ -1980,7 +1980,7 @@ static void two_devices(struct kunit *test)
 	struct rm_run *r = rm_run_new(test, &rm_siw, &rm_states[0],
 				      RM_SIW_PORT_BASE - 32);
 	struct rm_owner *o = &r->owner[RM_DEFER];
-	struct rm_slot *l, *rc, *rs, *sc, *ss, *sc2, *ss2;
+	struct rm_slot *l, *rc, *rs, *sc, *ss, *sc2, *ss2, *rc2;
 	unsigned int base;
 	int i;
 
@@ -1993,7 +1993,8 @@ static void two_devices(struct kunit *test)
 	rs = rm_pair_on(o, l, &rm_rxe, "rxe0 server", "rxe0 client", 1, &rc);
 	ss = rm_pair_on(o, l, &rm_siw, "siw0 server", "siw0 client", 1, &sc);
 	rm_remove_one(test, &rm_siw, sc, ss, rc, rs, l);
-
+	/* G7: the listener still takes connections on rxe0, and on siw0 */
+	rm_pair_on(o, l, &rm_rxe, "rxe0 server 2", "rxe0 client 2", 1, &rc2);
 	ss2 = rm_pair_on(o, l, &rm_siw, "siw0 server 2", "siw0 client 2", 0,
 			 &sc2);
 	rm_remove_one(test, &rm_rxe, rc, rs, sc2, ss2, l);
