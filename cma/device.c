@@ -207,10 +207,14 @@ static const struct ib_gid_attr *find_gid(struct xcma_device *dev, u32 port,
 
 /*
  * An iWARP port has one GID, its netdev's, as in-tree: the port is the
- * address's if that GID's netdev is the address's.
+ * address's if that GID's netdev is the address's. 6.1's ib_core records
+ * no netdev with an iWARP GID (-ENODEV): there, as 6.1's CM does, the
+ * port is the address's if its GID is the address's hardware address
+ * (an iWARP GID is its netdev's MAC).
  */
 static const struct ib_gid_attr *iw_gid(struct xcma_device *dev, u32 port,
-					struct net_device *ndev)
+					struct net_device *ndev,
+					struct rdma_dev_addr *da)
 {
 	const struct ib_gid_attr *attr;
 	struct net_device *gid_ndev;
@@ -221,7 +225,12 @@ static const struct ib_gid_attr *iw_gid(struct xcma_device *dev, u32 port,
 		return attr;
 	rcu_read_lock();
 	gid_ndev = xcma_ops->gid_attr_ndev_rcu(attr);
-	same = !IS_ERR(gid_ndev) && gid_ndev == ndev;
+	if (!IS_ERR(gid_ndev))
+		same = gid_ndev == ndev;
+	else
+		same = PTR_ERR(gid_ndev) == -ENODEV &&
+		       !memcmp(&attr->gid, da->src_dev_addr +
+			       rdma_addr_gid_offset(da), sizeof(attr->gid));
 	rcu_read_unlock();
 	if (same)
 		return attr;
@@ -259,7 +268,7 @@ int xcma_device_acquire(struct xcma_id *xid)
 	list_for_each_entry(dev, &devices, list) {
 		rdma_for_each_port(dev->ibdev, port) {
 			if (rdma_protocol_iwarp(dev->ibdev, port))
-				attr = iw_gid(dev, port, ndev);
+				attr = iw_gid(dev, port, ndev, da);
 			else if (rdma_protocol_roce(dev->ibdev, port))
 				attr = find_gid(dev, port, &gid, ndev);
 			else

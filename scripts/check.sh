@@ -16,7 +16,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
-layers=${XCMA_LAYERS:-deps userspace model mutants build style kunit interop harness stock user install}
+layers=${XCMA_LAYERS:-deps userspace model mutants build style harness kunit interop stock user install}
+# Every VM is one TCG thread (a one-CPU guest, or thread=single), so one
+# VM keeps one of the machine's two cores busy. The KUnit layer's boots
+# (the longest) therefore run in a second lane, beside the layers after
+# it; its output is printed when it ends. XCMA_LANES=1: one after another.
+lanes=${XCMA_LANES:-2}
 t0=$(date +%s)
 
 # A /dev/null that is a regular file (once found so on the build machine,
@@ -57,6 +62,18 @@ example() {
 	scripts/vm.sh -q -k "$k" -o "$log" -f "build/mod/$k/examples/xcma_pingpong.ko" \
 		-f "scripts/$what.sh" -- "sh /xcma/$what.sh" || rc=$?
 	grep -aE "$what:|pingpong:|xcma:" "$log"
+	return $rc
+}
+
+# siw_example KERNEL: the example consumer's hot-plug run over Soft-iWARP
+# on a stock kernel (scripts/hotplug-siw.sh; siw0 next to rxe0, with the
+# test-only siw.ko of scripts/siw-module.sh)
+siw_example() {
+	local k=$1 log=build/vm/stock-$1-hotplug-siw.log rc=0
+	scripts/build-module.sh "$k" dropin examples || return 1
+	scripts/vm.sh -q -k "$k" --siw -o "$log" -f "build/mod/$k/examples/xcma_pingpong.ko" \
+		-f scripts/hotplug.sh -f scripts/hotplug-siw.sh -- 'sh /xcma/hotplug-siw.sh' || rc=$?
+	grep -aE 'hotplug(-siw)?:|pingpong:|xcma:' "$log"
 	return $rc
 }
 
@@ -226,7 +243,8 @@ install_case() {
 	fi
 }
 
-for layer in $layers; do
+# one_layer: the cases of layer $layer
+one_layer() {
 	ls0=$(date +%s)
 	echo "== $layer"
 	case $layer in
@@ -289,9 +307,14 @@ for layer in $layers; do
 		run style/sparse scripts/lint.sh sparse
 		run style/no-c-state-writes scripts/lint.sh state-writes
 		;;
-	kunit)
+	kunit-build)
 		# the example consumer builds against the debug kernel too
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
+		;;
+	kunit)
+		# (build/mod/kunit is only read from here on: its build,
+		# kunit-build, ran before this lane started, and the harness,
+		# which builds there too, before that)
 		# every suite but the very slow ones, which get boots of their own;
 		# xcma_netns (wildcard listeners on one port in two namespaces)
 		# gets its second namespace from a process started here
@@ -389,6 +412,10 @@ for layer in $layers; do
 			configfs_vm $k $k-sbs xcma --sbs --preload rdma_cm
 			configfs_vm $k $k-intree rdma_cm --sbs --preload rdma_cm
 			run "stock/$k-restrack-cm-ids" example $k restrack
+			# Soft-iWARP: siw.ko built for this kernel, the example
+			# consumer over siw0 through its removal
+			run "stock/$k-siw-module" scripts/siw-module.sh $k
+			run "stock/$k-hotplug-siw" siw_example $k
 			# a consumer built against the stock kernel alone (its
 			# symbol versions are the in-tree rdma_cm's) loads
 			# against xcma and works
@@ -421,6 +448,10 @@ for layer in $layers; do
 			# a neighbour's new lladdr: in-tree (the control), xcma
 			neigh_vm $k intree --no-xcma
 			neigh_vm $k xcma
+			# rping over siw0 next to rxe0: the in-tree CM (the
+			# control), then xcma
+			run "user/$k-intree-rping-siw" user_vm $k intree-siw siw --no-xcma --siw
+			run "user/$k-xcma-rping-siw" user_vm $k xcma-siw siw --siw
 		done
 		# the same on the debug kernel (lockdep, KASAN, kmemleak, UBSAN
 		# under rdma_ucm); its errnos are held to stock 6.12's in-tree CM
@@ -436,6 +467,9 @@ for layer in $layers; do
 			'tools rping ucmatose ud mcast' -t 1200
 		run user/kunit-xcma-unplug user_vm kunit xcma-unplug unplug -t 1200
 		run user/kunit-xcma-misuse user_vm kunit xcma-misuse misuse -t 1200
+		# rping over siw0 under kmemleak: a stock kernel cannot see a
+		# leaked iw_cm id of a connection, this one can
+		run user/kunit-xcma-rping-siw user_vm kunit xcma-siw siw --siw -t 1200
 		run user/kunit-xcma-badinput-errnos-are-intree same_errnos kunit 6.12
 		# An observation, not a test of the in-tree CM: registered before
 		# ib_uverbs, it makes rdma link delete hang in
@@ -465,7 +499,27 @@ for layer in $layers; do
 	*) echo "check: unknown layer $layer"; exit 2 ;;
 	esac
 	echo "   ($(( $(date +%s) - ls0 )) s)"
+}
+
+lane2=
+for layer in $layers; do
+	if [ "$layer" = kunit ] && [ "$lanes" -gt 1 ]; then
+		layer=kunit-build one_layer
+		echo "== kunit: its boots run beside the layers that follow"
+		one_layer >build/logs/lane-kunit.out 2>&1 &
+		lane2=$!
+		continue
+	fi
+	[ "$layer" = kunit ] && { layer=kunit-build one_layer; }
+	one_layer
 done
+if [ -n "$lane2" ]; then
+	wait "$lane2"
+	cat build/logs/lane-kunit.out
+	# a lane that died before its last case leaves no timing line
+	tail -1 build/logs/lane-kunit.out | grep -q '^   ([0-9]* s)$' ||
+		{ layer=kunit; record FAIL "check/kunit-lane-ended-early"; }
+fi
 
 if [ -c /dev/null ]; then
 	echo "PASS host/dev-null-intact" >>"$res/host.txt"

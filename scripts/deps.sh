@@ -10,7 +10,7 @@ stock612=6.12.117+deb12-amd64
 pkgs=(
 	make gcc g++ libc6-dev python3 git kmod cpio xz-utils zstd rsync
 	bc flex bison libelf-dev libssl-dev dwarves ccache sparse
-	"linux-headers-$stock61" "linux-headers-$stock612" linux-source-6.12
+	"linux-headers-$stock61" "linux-headers-$stock612" linux-source-6.12 linux-source-6.1
 	qemu-system-x86 busybox-static iproute2
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
 	libgtest-dev graphviz

@@ -26,6 +26,11 @@
 #                        their count before; at the end ib_cm is unloaded,
 #                        which WARNs (and fails the run) if any of its ids
 #                        is left
+#   sh user.sh siw       (boot with --siw) Soft-iWARP next to rxe0: siw0 on
+#                        a dummy netdev of its own (xiw0, 10.98.0.1),
+#                        rping over it; every QP rping had, sampled while
+#                        it ran, on siw0; then siw0 deleted, siw.ko
+#                        unloaded
 #   sh user.sh intree-hang
 #                        (boot with --no-xcma --preload rdma_cm: the
 #                        in-tree CM registers before ib_uverbs) rping
@@ -321,6 +326,40 @@ misuse() {
 	say "PASS ib_cm unloaded"
 }
 
+# rping over siw0, with rxe0 up too: the CM must take siw0 for
+# 10.98.0.1, which only xiw0 has
+siw() {
+	local ip=/usr/sbin/ip siw4=10.98.0.1 spid n on off
+	modprobe siw || fail "modprobe siw"
+	$ip link add xiw0 type dummy && $ip addr add $siw4/24 dev xiw0 &&
+		$ip link set xiw0 up || fail "xiw0"
+	rdma link add siw0 type siw netdev xiw0 || fail "rdma link add siw0"
+	say "$(rdma link show siw0/1)"
+	# the QPs rping holds, sampled while it runs ("link DEV/PORT ...")
+	: >/tmp/siw.qp
+	(while :; do rdma res show qp | grep 'comm rping' >>/tmp/siw.qp; sleep 0.2; done) &
+	spid=$!
+	pair rping-siw 120 "rping -s -a $siw4 -C 1000 -V -S 256" \
+		"rping -c -a $siw4 -C 1000 -V -S 256 -v"
+	kill $spid
+	wait $spid 2>/dev/null
+	n=$(grep -c '^ping data: rdma-ping-' /tmp/rping-siw.cli)
+	[ "$n" = 1000 ] || fail "rping over siw0: $n validated pings, expected 1000"
+	on=$(grep -c '^link siw0/' /tmp/siw.qp)
+	off=$(grep -vc '^link siw0/' /tmp/siw.qp)
+	say "rping's QPs sampled: $on on siw0, $off elsewhere"
+	[ "$on" -gt 0 ] && [ "$off" = 0 ] || fail "rping did not run over siw0 alone"
+	say "PASS rping over siw0"
+	# siw listens for iw_cm with a TCP socket of its own: one left once
+	# the server is gone is an iw_cm listen nobody destroyed
+	n=$(awk '$2 ~ /:1C06$/ && $4 == "0A"' /proc/net/tcp | wc -l)
+	[ "$n" = 0 ] || fail "$n TCP listeners left on rping's port 7174"
+	say "PASS no TCP listener left on rping's port"
+	rdma link delete siw0 || fail "rdma link delete siw0"
+	rmmod siw || fail "rmmod siw"
+	say "PASS siw0 deleted, siw unloaded"
+}
+
 # the in-tree CM registered before ib_uverbs
 intree_hang() {
 	local n=0 dpid
@@ -356,6 +395,7 @@ load) load_ucm ;;
 misuse) load_ucm; misuse $cm ;;
 xcma-first) xcma_first ;;
 intree-hang) intree_hang ;;
+siw) load_ucm; siw; unload_ucm ;;
 *) fail "unknown scenario $1" ;;
 esac
 say "ok ($(( $(date +%s) - T )) s)"

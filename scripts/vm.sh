@@ -30,13 +30,18 @@
 #                                   (a root xcma was installed into)
 #     --mods 'mod ...'              also stage these modules (and what they
 #                                   depend on) for the command to load
+#     --siw                         also stage Soft-iWARP for the command
+#                                   to load (modprobe siw): on a stock
+#                                   kernel the test-only siw.ko of
+#                                   scripts/siw-module.sh; with --user
+#                                   also libibverbs' siw provider
 #
 # Files copied with -f land in /xcma, the command's working directory.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
-modroot= xmods=
+modroot= xmods= siw=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -52,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--user) user=1; shift ;;
 	--modroot) modroot=$2; shift 2 ;;
 	--mods) xmods=$2; shift 2 ;;
+	--siw) siw=1; shift ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -109,6 +115,10 @@ if [ $user = 1 ]; then
 	cp -L "$libdir/libgcc_s.so.1" "$stage/lib/x86_64-linux-gnu/"
 	mkdir -p "$stage/etc/libibverbs.d"
 	cp /etc/libibverbs.d/rxe.driver "$stage/etc/libibverbs.d/"
+	if [ $siw = 1 ]; then
+		cp -L "$libdir/libibverbs/libsiw-rdmav34.so" "$stage$libdir/libibverbs/"
+		cp /etc/libibverbs.d/siw.driver "$stage/etc/libibverbs.d/"
+	fi
 fi
 
 # the module closure of what the VM loads, with a fresh modules.dep
@@ -116,6 +126,13 @@ mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $prelo
 # Soft-iWARP for the KUnit suites that add siw0 (stock kernels lack siw.ko)
 [ "$kernel" = kunit ] && mods="$mods siw"
 [ $user = 1 ] && mods="$mods rdma_ucm"
+# a stock kernel's siw.ko is not in its tree: staged below, with what it
+# depends on and the crc32c its CRC needs (the crypto API asks for it)
+siw_ko=
+if [ $siw = 1 ] && [ "$kernel" != kunit ]; then
+	siw_ko=$("$top/scripts/siw-module.sh" "$kernel")
+	mods="$mods $(modinfo -F depends "$siw_ko" | tr , ' ') crc32c_generic dummy"
+fi
 mkdir -p "$stage/lib/modules/$KVER"
 modprobe -d "$KMODS" -S "$KVER" -a --show-depends $mods 2>/dev/null |
 	awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do
@@ -128,6 +145,10 @@ modprobe -d "$KMODS" -S "$KVER" -a --show-depends $mods 2>/dev/null |
 done
 cp "$KMODS/lib/modules/$KVER"/modules.{order,builtin,builtin.modinfo} \
 	"$stage/lib/modules/$KVER/" 2>/dev/null || true
+if [ -n "$siw_ko" ]; then
+	mkdir -p "$stage/lib/modules/$KVER/extra"
+	cp "$siw_ko" "$stage/lib/modules/$KVER/extra/"
+fi
 depmod -b "$stage" "$KVER"
 
 for f in "${files[@]}"; do cp "$f" "$stage/xcma/"; done
