@@ -342,7 +342,8 @@ one_layer() {
 		;;
 	interop)
 		# xcma (side by side) and the in-tree rdma_cm in one boot,
-		# connecting to each other over rxe0
+		# connecting to each other over rxe0 (xcma_interop) and siw0
+		# (xcma_interop_iw)
 		kunit_vm interop build/mod/kunit-sbs/tests/kunit/interop/xcma_interop.ko \
 			'insmod xcma_interop.ko' --sbs --preload rdma_cm
 		;;

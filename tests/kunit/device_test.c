@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/bug.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/umh.h>
 #include <rdma/rdma_cm.h>
 
@@ -16,7 +17,7 @@
 
 /**
  * xcma_kunit_run - run a command of the VM's userspace and wait for it
- * @test: the case, for its log
+ * @test: the case, for its log; NULL from a suite's init or exit
  * @cmdline: "/path arg ..." split on spaces, at most 15 words
  *
  * Return: the command's exit status, or a negative errno if it could not
@@ -26,18 +27,24 @@ int xcma_kunit_run(struct kunit *test, const char *cmdline)
 {
 	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
 	char *envp[3] = { home, path, NULL };
-	char *argv[16], *buf, *p;
+	char *argv[16], *buf, *words, *p;
 	int argc = 0, ret;
 
-	buf = kunit_kstrdup(test, cmdline, GFP_KERNEL);
+	/* no case (a suite's init or exit): the copy is ours to free */
+	buf = test ? kunit_kstrdup(test, cmdline, GFP_KERNEL) :
+		     kstrdup(cmdline, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	for (p = strsep(&buf, " "); p && argc < 15; p = strsep(&buf, " "))
+	words = buf;
+	for (p = strsep(&words, " "); p && argc < 15; p = strsep(&words, " "))
 		if (*p)
 			argv[argc++] = p;
 	argv[argc] = NULL;
 	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
-	kunit_info(test, "'%s' -> %d", cmdline, ret);
+	if (test)
+		kunit_info(test, "'%s' -> %d", cmdline, ret);
+	else
+		kfree(buf);
 	return ret > 0 ? (ret >> 8) & 0xff : ret;
 }
 EXPORT_SYMBOL_GPL(xcma_kunit_run);

@@ -11,6 +11,11 @@
  * ways. After each case, neither CM holds an id on rxe0 and the device has
  * as many QPs, CQs and PDs as before.
  *
+ * xcma_interop_iw does the same over Soft-iWARP (siw0 on a dummy netdev
+ * of its own; both CMs go through iw_cm): connect, private data both
+ * ways as MPA carries it, a message each way, disconnect, and a reject
+ * with private data in the MPA reply, both ways.
+ *
  * This file calls neither CM directly: each side goes through its struct
  * interop_cm (interop.h).
  */
@@ -20,6 +25,7 @@
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/umh.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -61,6 +67,9 @@ enum req_action { REQ_ACCEPT, REQ_REJECT };
  * @pd: PD of the id (the conn id for a server)
  * @cq: CQ of the id (the conn id for a server)
  * @err: first failure inside a callback
+ * @raw_reject: keep REJECTED's private data as the event has it (iWARP:
+ *	siw reports an MPA reject as -ECONNRESET, which is no consumer
+ *	reject for rdma_consumer_reject_data(), in-tree as in xcma)
  */
 struct side {
 	const struct interop_cm *cm;
@@ -79,6 +88,7 @@ struct side {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	int err;
+	bool raw_reject;
 };
 
 /**
@@ -207,6 +217,11 @@ static int handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		u8 len = 0;
 
 		d = s->cm->consumer_reject_data(id, ev, &len);
+		/* over iw_cm: the MPA reply's data, whatever the status */
+		if (s->raw_reject) {
+			d = ev->param.conn.private_data;
+			len = ev->param.conn.private_data_len;
+		}
 		keep_pdata(s, d, len);
 	}
 	spin_lock(&s->lock);
@@ -381,13 +396,19 @@ static void expect_usage(struct kunit *test, struct ib_device *ibdev,
 	KUNIT_EXPECT_EQ_MSG(test, now.pd, before->pd, "PDs on " DEV_NAME);
 }
 
-static struct ib_device *get_dev(struct kunit *test)
+static struct ib_device *get_dev_by_name(struct kunit *test,
+					 const char *name)
 {
 	struct ib_device *ibdev;
 
-	ibdev = ib_device_get_by_name(DEV_NAME, RDMA_DRIVER_UNKNOWN);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ibdev, "no " DEV_NAME);
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ibdev, "no %s", name);
 	return ibdev;
+}
+
+static struct ib_device *get_dev(struct kunit *test)
+{
+	return get_dev_by_name(test, DEV_NAME);
 }
 
 static struct rdma_cm_id *listen_on(struct kunit *test, struct side *ss,
@@ -582,7 +603,218 @@ static struct kunit_suite interop_suite = {
 	.test_cases = interop_cases,
 };
 
-kunit_test_suite(interop_suite);
+/* ---- over iWARP: siw0 ---- */
+
+#define IW_IP "10.96.0.1"
+
+static void make_addr_iw(struct sockaddr_storage *ss, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = in_aton(IW_IP);
+}
+
+/*
+ * Over siw0, through iw_cm: connect with private data, which MPA carries
+ * as it was sent (no rdma_cm header, no padding: lengths exact), the
+ * accept's data back, a message each way, the client disconnects; both
+ * sides see their sequence (no TIMEWAIT_EXIT on iWARP).
+ */
+static void iw_connect_exchange_disconnect(struct kunit *test)
+{
+	static const int want_cli[] = {
+		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ROUTE_RESOLVED,
+		RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_DISCONNECTED,
+	};
+	static const int want_srv[] = {
+		RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_ESTABLISHED,
+		RDMA_CM_EVENT_DISCONNECTED,
+	};
+	const struct interop_case *c = test->param_value;
+	struct rdma_conn_param param = {
+		.private_data = "hi", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
+	struct ib_device *ibdev = get_dev_by_name(test, "siw0");
+	struct rdma_cm_id *cli, *lis;
+	struct sockaddr_storage addr;
+	struct usage before;
+
+	KUNIT_ASSERT_TRUE(test, cs && ss);
+	get_usage(test, ibdev, &before);
+	make_addr_iw(&addr, c->port);
+	lis = listen_on(test, ss, &addr);
+	cli = client_to(test, cs, &addr, true);
+	KUNIT_ASSERT_PTR_EQ(test, cli->device, ibdev);
+	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, 3));
+	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 2));
+	KUNIT_EXPECT_EQ(test, ss->err, 0);
+	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_ESTABLISHED);
+	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
+	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "hi");
+	KUNIT_EXPECT_EQ(test, ss->pdata_full, 3);
+	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "ok");
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, 3);
+	KUNIT_EXPECT_TRUE(test, same_addr(&ss->conn_src, &addr));
+	KUNIT_EXPECT_EQ(test, cs->cm->live_ids(ibdev),
+			ids_of(&before, cs->cm) + 1);
+	KUNIT_EXPECT_EQ(test, ss->cm->live_ids(ibdev),
+			ids_of(&before, ss->cm) + 2);
+
+	KUNIT_EXPECT_EQ(test, transfer(cs, cli, ss, ss->conn,
+				       "client to server"), 0);
+	KUNIT_EXPECT_EQ(test, transfer(ss, ss->conn, cs, cli,
+				       "server to client"), 0);
+
+	KUNIT_EXPECT_EQ(test, cs->cm->disconnect(cli), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 4));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
+	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, ss->n, 0);
+
+	free_qp(cs, cli);
+	cs->cm->destroy_id(cli);
+	free_qp(ss, ss->conn);
+	ss->cm->destroy_id(ss->conn);
+	ss->cm->destroy_id(lis);
+	expect_usage(test, ibdev, &before);
+	ib_device_put(ibdev);
+}
+
+/*
+ * The listener rejects with private data: it travels in the MPA reply;
+ * siw reports a peer's MPA reject as -ECONNRESET (both CMs pass that on
+ * as REJECTED); the conn id is destroyed by its callback's return.
+ */
+static void iw_reject_with_private_data(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_REJECTED };
+	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
+	const struct interop_case *c = test->param_value;
+	struct rdma_conn_param param = {
+		.private_data = "rq", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
+	struct ib_device *ibdev = get_dev_by_name(test, "siw0");
+	struct rdma_cm_id *cli, *lis;
+	struct sockaddr_storage addr;
+	struct usage before;
+
+	KUNIT_ASSERT_TRUE(test, cs && ss);
+	get_usage(test, ibdev, &before);
+	ss->action = REQ_REJECT;
+	cs->raw_reject = true;
+	make_addr_iw(&addr, c->port);
+	lis = listen_on(test, ss, &addr);
+	cli = client_to(test, cs, &addr, true);
+	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 3));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 1));
+	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, cs->st[2], -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, 5);
+	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "nope");
+	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "rq");
+	KUNIT_EXPECT_EQ(test, ss->err, 0);
+
+	free_qp(cs, cli);
+	cs->cm->destroy_id(cli);
+	ss->cm->destroy_id(lis);
+	expect_usage(test, ibdev, &before);
+	ib_device_put(ibdev);
+}
+
+static const struct interop_case iw_connect_cases[] = {
+	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18620 },
+	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18621 },
+};
+
+static const struct interop_case iw_reject_cases[] = {
+	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18622 },
+	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18623 },
+};
+
+KUNIT_ARRAY_PARAM(iw_connect, iw_connect_cases, case_desc);
+KUNIT_ARRAY_PARAM(iw_reject, iw_reject_cases, case_desc);
+
+/* a command of the VM's userspace, from the suite's init or exit */
+static int run_cmd(const char *cmdline)
+{
+	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
+	char *envp[3] = { home, path, NULL };
+	char *argv[16], *buf, *words, *p;
+	int argc = 0, ret;
+
+	buf = kstrdup(cmdline, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	words = buf;
+	for (p = strsep(&words, " "); p && argc < 15; p = strsep(&words, " "))
+		if (*p)
+			argv[argc++] = p;
+	argv[argc] = NULL;
+	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	kfree(buf);
+	return ret > 0 ? (ret >> 8) & 0xff : ret;
+}
+
+/* siw0 on a dummy netdev of its own (rxe0 holds eth0) */
+static const char *const iw_setup[] = {
+	"/sbin/modprobe siw",
+	"/usr/sbin/ip link add xsb0 type dummy",
+	"/usr/sbin/ip addr add " IW_IP "/24 dev xsb0",
+	"/usr/sbin/ip link set xsb0 up",
+	"/usr/sbin/rdma link add siw0 type siw netdev xsb0",
+};
+
+static int iw_init(struct kunit_suite *suite)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(iw_setup); i++) {
+		ret = run_cmd(iw_setup[i]);
+		if (ret) {
+			pr_err("xcma_interop_iw: '%s' -> %d\n", iw_setup[i],
+			       ret);
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
+
+static void iw_exit(struct kunit_suite *suite)
+{
+	run_cmd("/usr/sbin/rdma link delete siw0");
+	run_cmd("/usr/sbin/ip link del xsb0");
+}
+
+static struct kunit_case interop_iw_cases[] = {
+	KUNIT_CASE_PARAM(iw_connect_exchange_disconnect, iw_connect_gen_params),
+	KUNIT_CASE_PARAM(iw_reject_with_private_data, iw_reject_gen_params),
+	{}
+};
+
+static struct kunit_suite interop_iw_suite = {
+	.name = "xcma_interop_iw",
+	.suite_init = iw_init,
+	.suite_exit = iw_exit,
+	.test_cases = interop_iw_cases,
+};
+
+kunit_test_suites(&interop_suite, &interop_iw_suite);
 
 MODULE_DESCRIPTION("KUnit: xcma against the in-tree rdma_cm over the wire");
 MODULE_LICENSE("Dual BSD/GPL");
