@@ -184,6 +184,8 @@ static struct rdma_cm_id *resolved(struct kunit *test, struct side *s)
 						2000), 0);
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(s, false, 1));
 	KUNIT_EXPECT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	/* an ADDR_ERROR's status says which step failed */
+	KUNIT_EXPECT_EQ(test, s->st[0], 0);
 	return id;
 }
 
