@@ -15,7 +15,8 @@
 # With "bench" (side-by-side only), bench/xcma_bench.ko is built beside
 # xcma.ko and its path printed after it (scripts/bench.sh). With "harness",
 # tests/harness/harness_plant.ko (the harness self-tests' planted reports)
-# is built beside xcma.ko and its path printed after it.
+# is built beside xcma.ko, in build/mod/<kernel>-harness, and its path
+# printed after it.
 # Warnings are errors here: any line from the compiler, objtool or modpost
 # that is not Kbuild's own progress output fails the build.
 set -euo pipefail
@@ -25,7 +26,14 @@ kernel=$1 mode=${2:-dropin} examples=${3:-}
 eval "$("$top/scripts/kernels.sh" "$kernel")"
 out=$top/build/mod/$KTAG${mode/dropin/}
 [ "$mode" = sbs ] && out=$top/build/mod/$KTAG-sbs
+# the harness's planted-report module gets a tree of its own: make check
+# builds it while another lane's VMs read build/mod/<kernel>
+[ "$examples" = harness ] && out=$out-harness
 mkdir -p "$out"
+# one build of a tree at a time (make check runs two lanes; vm.sh builds
+# before each boot, a no-op when the tree is up to date)
+exec 9>"$out/.build.lock"
+flock 9
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 	--exclude='.tmp*' --exclude='*.d' \

@@ -16,11 +16,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
-layers=${XCMA_LAYERS:-deps userspace model mutants build style harness kunit interop stock user install}
+layers=${XCMA_LAYERS:-deps userspace model mutants build kunit style harness interop stock user install}
 # Every VM is one TCG thread (a one-CPU guest, or thread=single), so one
 # VM keeps one of the machine's two cores busy. The KUnit layer's boots
 # (the longest) therefore run in a second lane, beside the layers after
-# it; its output is printed when it ends. XCMA_LANES=1: one after another.
+# it, with the user layer's debug-kernel boots; its output is printed
+# when it ends. XCMA_LANES=1: one after another.
 lanes=${XCMA_LANES:-2}
 t0=$(date +%s)
 
@@ -157,7 +158,7 @@ plant() {
 		return
 	fi
 	if scripts/vm.sh -q -k "$k" -o "build/vm/plant-$name.log" \
-		-f "build/mod/$k/tests/harness/harness_plant.ko" "$@" -- "$cmd" 2>"$vlog"; then
+		-f "build/mod/$k-harness/tests/harness/harness_plant.ko" "$@" -- "$cmd" 2>"$vlog"; then
 		record FAIL "harness/$name (the run passed)"
 	elif grep -qE "$reason" "$vlog"; then
 		record PASS "harness/$name"
@@ -243,6 +244,35 @@ install_case() {
 	fi
 }
 
+has_layer() { case " $layers " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# our librdmacm programs, built on the host, copied into the user VMs
+user_programs() {
+	run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast phase badinput; do
+		gcc -O2 -Wall -Wextra -Werror -o build/user/$p tests/user/$p.c \
+			-lrdmacm -libverbs || exit 1; done'
+}
+
+# The user layer's scenarios on the debug kernel (lockdep, KASAN,
+# kmemleak, UBSAN under rdma_ucm); their errnos are held to stock 6.12's
+# in-tree CM (user_errnos_debug_kernel). rdma_server/rdma_client only run
+# on the stock kernels: on this one-CPU debug kernel the pair hangs about
+# 1 run in 13 on the in-tree CM as on xcma, 3 of 40 each in one
+# measurement: the client's RC send never reaches the server's RQ (its
+# rq-psn unchanged), the client, which does not look at wc.status,
+# disconnects, and waits behind ib_cm's DREQ retries for a DISCONNECTED
+# the server, still waiting for its receive, never answers. Soft-RoCE's,
+# not a CM's.
+user_debug_kernel() {
+	run user/kunit-xcma-tools user_vm kunit xcma-tools \
+		'tools rping ucmatose ud mcast' -t 1200
+	run user/kunit-xcma-unplug user_vm kunit xcma-unplug unplug -t 1200
+	run user/kunit-xcma-misuse user_vm kunit xcma-misuse misuse -t 1200
+	# rping over siw0 under kmemleak: a stock kernel cannot see a
+	# leaked iw_cm id of a connection, this one can
+	run user/kunit-xcma-rping-siw user_vm kunit xcma-siw siw --siw -t 1200
+}
+
 # one_layer: the cases of layer $layer
 one_layer() {
 	ls0=$(date +%s)
@@ -310,11 +340,11 @@ one_layer() {
 	kunit-build)
 		# the example consumer builds against the debug kernel too
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
+		# (build/mod/kunit is only read from here on: both lanes'
+		# builds of it are no-ops)
+		has_layer user && user_programs
 		;;
 	kunit)
-		# (build/mod/kunit is only read from here on: its build,
-		# kunit-build, ran before this lane started, and the harness,
-		# which builds there too, before that)
 		# every suite but the very slow ones, which get boots of their own;
 		# xcma_netns (wildcard listeners on one port in two namespaces)
 		# gets its second namespace from a process started here
@@ -339,6 +369,8 @@ one_layer() {
 		# KASAN and kmemleak
 		run kunit/hotplug example kunit hotplug
 		run kunit/stuck-removal-named example kunit stuck
+		# the user layer's boots of this kernel run in this lane
+		has_layer user && user_debug_kernel
 		;;
 	interop)
 		# xcma (side by side) and the in-tree rdma_cm in one boot,
@@ -427,10 +459,8 @@ one_layer() {
 		done
 		;;
 	user)
-		# our librdmacm programs, built on the host, copied in
-		run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast phase badinput; do
-			gcc -O2 -Wall -Wextra -Werror -o build/user/$p tests/user/$p.c \
-				-lrdmacm -libverbs || exit 1; done'
+		# (built before the KUnit lane, if that runs)
+		has_layer kunit || user_programs
 		for k in 6.1 6.12; do
 			# the control: the in-tree rdma_cm under the stock rdma_ucm
 			run "user/$k-intree-tools" user_vm $k intree-tools tools --no-xcma
@@ -453,24 +483,9 @@ one_layer() {
 			run "user/$k-intree-rping-siw" user_vm $k intree-siw siw --no-xcma --siw
 			run "user/$k-xcma-rping-siw" user_vm $k xcma-siw siw --siw
 		done
-		# the same on the debug kernel (lockdep, KASAN, kmemleak, UBSAN
-		# under rdma_ucm); its errnos are held to stock 6.12's in-tree CM
-		# (rdma_server/rdma_client only on the stock kernels: on this
-		# one-CPU debug kernel the pair hangs about 1 run in 13 on the
-		# in-tree CM as on xcma, 3 of 40 each in one measurement: the
-		# client's RC send never reaches the server's RQ (its rq-psn
-		# unchanged), the client, which does not look at wc.status,
-		# disconnects, and waits behind ib_cm's DREQ retries for a
-		# DISCONNECTED the server, still waiting for its receive,
-		# never answers. Soft-RoCE's, not a CM's.)
-		run user/kunit-xcma-tools user_vm kunit xcma-tools \
-			'tools rping ucmatose ud mcast' -t 1200
-		run user/kunit-xcma-unplug user_vm kunit xcma-unplug unplug -t 1200
-		run user/kunit-xcma-misuse user_vm kunit xcma-misuse misuse -t 1200
-		# rping over siw0 under kmemleak: a stock kernel cannot see a
-		# leaked iw_cm id of a connection, this one can
-		run user/kunit-xcma-rping-siw user_vm kunit xcma-siw siw --siw -t 1200
-		run user/kunit-xcma-badinput-errnos-are-intree same_errnos kunit 6.12
+		# the same on the debug kernel: in the KUnit lane if it runs
+		# (its errnos are compared with 6.12's once both lanes ended)
+		has_layer kunit || user_debug_kernel
 		# An observation, not a test of the in-tree CM: registered before
 		# ib_uverbs, it makes rdma link delete hang in
 		# ib_uverbs_remove_one under rping. The case passes only if the
@@ -519,6 +534,12 @@ if [ -n "$lane2" ]; then
 	# a lane that died before its last case leaves no timing line
 	tail -1 build/logs/lane-kunit.out | grep -q '^   ([0-9]* s)$' ||
 		{ layer=kunit; record FAIL "check/kunit-lane-ended-early"; }
+fi
+# once both lanes ended: the debug kernel's bad-input errnos (xcma) are
+# stock 6.12's in-tree ones
+if has_layer user; then
+	layer=user
+	run user/kunit-xcma-badinput-errnos-are-intree same_errnos kunit 6.12
 fi
 
 if [ -c /dev/null ]; then
