@@ -25,7 +25,6 @@
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/umh.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -33,6 +32,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/restrack.h>
 
+#include "../kunit_inline.h"
 #include "interop.h"
 
 #define MAX_EVENTS 16
@@ -381,52 +381,6 @@ static int resolve(struct side *s, struct rdma_cm_id *id,
 	return s->ev[n + 1] == RDMA_CM_EVENT_ROUTE_RESOLVED ? 0 : -ENETUNREACH;
 }
 
-/* one SEND from @from's QP to a RECV posted on @to's QP */
-static int transfer(struct side *from, struct rdma_cm_id *fid,
-		    struct side *to, struct rdma_cm_id *tid, const char *msg)
-{
-	char *sbuf = kzalloc(64, GFP_KERNEL), *rbuf = kzalloc(64, GFP_KERNEL);
-	struct ib_device *dev = fid->device;
-	struct ib_sge ssge, rsge;
-	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
-	struct ib_send_wr swr = { .sg_list = &ssge, .num_sge = 1,
-				  .opcode = IB_WR_SEND,
-				  .send_flags = IB_SEND_SIGNALED };
-	struct ib_wc wc;
-	u64 sdma, rdma;
-	int got_s = 0, got_r = 0, i, ret = -ENOMEM;
-
-	if (!sbuf || !rbuf)
-		goto out;
-	strscpy(sbuf, msg, 64);
-	sdma = ib_dma_map_single(dev, sbuf, 64, DMA_TO_DEVICE);
-	rdma = ib_dma_map_single(dev, rbuf, 64, DMA_FROM_DEVICE);
-	rsge = (struct ib_sge){ .addr = rdma, .length = 64,
-				.lkey = to->pd->local_dma_lkey };
-	ssge = (struct ib_sge){ .addr = sdma, .length = strlen(msg) + 1,
-				.lkey = from->pd->local_dma_lkey };
-	ret = ib_post_recv(tid->qp, &rwr, NULL);
-	if (!ret)
-		ret = ib_post_send(fid->qp, &swr, NULL);
-	for (i = 0; !ret && i < 500 && !(got_s && got_r); i++) {
-		if (!got_s && ib_poll_cq(from->cq, 1, &wc) == 1)
-			got_s = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		if (!got_r && ib_poll_cq(to->cq, 1, &wc) == 1)
-			got_r = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		usleep_range(10000, 20000);
-	}
-	ib_dma_unmap_single(dev, sdma, 64, DMA_TO_DEVICE);
-	ib_dma_unmap_single(dev, rdma, 64, DMA_FROM_DEVICE);
-	if (!ret && (got_s != 1 || got_r != 1))
-		ret = -EIO;
-	if (!ret && strcmp(rbuf, msg))
-		ret = -EBADMSG;
-out:
-	kfree(sbuf);
-	kfree(rbuf);
-	return ret;
-}
-
 static void get_usage(struct kunit *test, struct ib_device *ibdev,
 		      struct usage *u)
 {
@@ -569,10 +523,10 @@ static void connect_exchange_disconnect(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cs->qpn, ss->conn->qp->qp_num);
 	}
 
-	KUNIT_EXPECT_EQ(test, transfer(cs, cli, ss, ss->conn,
-				       "client to server"), 0);
-	KUNIT_EXPECT_EQ(test, transfer(ss, ss->conn, cs, cli,
-				       "server to client"), 0);
+	KUNIT_EXPECT_EQ(test, xcma_kunit_send(cli->qp, ss->conn->qp,
+					      "client to server"), 0);
+	KUNIT_EXPECT_EQ(test, xcma_kunit_send(ss->conn->qp, cli->qp,
+					      "server to client"), 0);
 
 	KUNIT_EXPECT_EQ(test, cs->cm->disconnect(cli), 0);
 	if (tp->srv_disconnects) {
@@ -707,22 +661,14 @@ static void iw_reject_with_private_data(struct kunit *test)
 /* a command of the VM's userspace, from the suite's init or exit */
 static int run_cmd(const char *cmdline)
 {
-	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
-	char *envp[3] = { home, path, NULL };
-	char *argv[16], *buf, *words, *p;
-	int argc = 0, ret;
+	char *buf = kstrdup(cmdline, GFP_KERNEL);
+	int ret;
 
-	buf = kstrdup(cmdline, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	words = buf;
-	for (p = strsep(&words, " "); p && argc < 15; p = strsep(&words, " "))
-		if (*p)
-			argv[argc++] = p;
-	argv[argc] = NULL;
-	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	ret = xcma_kunit_umh(buf);
 	kfree(buf);
-	return ret > 0 ? (ret >> 8) & 0xff : ret;
+	return ret;
 }
 
 /* siw0 on a dummy netdev of its own (rxe0 holds eth0) */
