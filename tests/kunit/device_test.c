@@ -8,11 +8,11 @@
 #include <linux/bug.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/umh.h>
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/xcma.h"
 #include "xcma/fsm.h"
+#include "kunit_inline.h"
 #include "xcma_kunit.h"
 
 /**
@@ -25,27 +25,20 @@
  */
 int xcma_kunit_run(struct kunit *test, const char *cmdline)
 {
-	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
-	char *envp[3] = { home, path, NULL };
-	char *argv[16], *buf, *words, *p;
-	int argc = 0, ret;
+	char *buf;
+	int ret;
 
 	/* no case (a suite's init or exit): the copy is ours to free */
 	buf = test ? kunit_kstrdup(test, cmdline, GFP_KERNEL) :
 		     kstrdup(cmdline, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	words = buf;
-	for (p = strsep(&words, " "); p && argc < 15; p = strsep(&words, " "))
-		if (*p)
-			argv[argc++] = p;
-	argv[argc] = NULL;
-	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	ret = xcma_kunit_umh(buf);
 	if (test)
 		kunit_info(test, "'%s' -> %d", cmdline, ret);
 	else
 		kfree(buf);
-	return ret > 0 ? (ret >> 8) & 0xff : ret;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(xcma_kunit_run);
 

@@ -21,7 +21,6 @@
 #include <linux/in.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
-#include <linux/umh.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 
@@ -61,33 +60,12 @@ static void expect_siw0_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, holders, 0U, IW_DEV " still held");
 }
 
-/* a command line, run before or after the cases (no test to log to) */
-static int run_cmd(const char *cmdline)
-{
-	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
-	char *envp[3] = { home, path, NULL };
-	char *argv[16], *buf, *p, *q;
-	int argc = 0, ret;
-
-	buf = kstrdup(cmdline, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	q = buf;
-	for (p = strsep(&q, " "); p && argc < 15; p = strsep(&q, " "))
-		if (*p)
-			argv[argc++] = p;
-	argv[argc] = NULL;
-	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
-	kfree(buf);
-	return ret > 0 ? (ret >> 8) & 0xff : ret;
-}
-
 static int iw_suite_init(struct kunit_suite *suite)
 {
 	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(iw_setup); i++) {
-		ret = run_cmd(iw_setup[i]);
+		ret = xcma_kunit_run(NULL, iw_setup[i]);
 		if (ret) {
 			pr_err("xcma_iw: '%s' -> %d\n", iw_setup[i], ret);
 			return -ENODEV;
@@ -98,8 +76,8 @@ static int iw_suite_init(struct kunit_suite *suite)
 
 static void iw_suite_exit(struct kunit_suite *suite)
 {
-	run_cmd(SIW_DEL);
-	run_cmd("/usr/sbin/ip link del xiw0");
+	xcma_kunit_run(NULL, SIW_DEL);
+	xcma_kunit_run(NULL, "/usr/sbin/ip link del xiw0");
 }
 
 static void addr_of(struct sockaddr_storage *ss, bool v6, u16 port)

@@ -81,6 +81,7 @@
 #include "../../cma/ops.h"
 #include "../../cma/xcma.h"
 #include "xcma/fsm.h"
+#include "kunit_inline.h"
 #include "xcma_kunit.h"
 
 #define RM_PORT_BASE 18600
@@ -1848,46 +1849,7 @@ static void rm_siw_exit(struct kunit_suite *suite)
 /* one SEND from @a's QP to a RECV posted on @b's, over their connection */
 static int rm_send(struct rm_slot *a, struct rm_slot *b, const char *msg)
 {
-	struct ib_device *da = a->id->device, *db = b->id->device;
-	char *sbuf = kzalloc(32, GFP_KERNEL), *rbuf = kzalloc(32, GFP_KERNEL);
-	struct ib_sge ssge, rsge;
-	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
-	struct ib_send_wr swr = { .sg_list = &ssge, .num_sge = 1,
-				  .opcode = IB_WR_SEND,
-				  .send_flags = IB_SEND_SIGNALED };
-	int i, got_s = 0, got_r = 0, ret = -ENOMEM;
-	struct ib_wc wc;
-	u64 sdma, rdma;
-
-	if (!sbuf || !rbuf)
-		goto out;
-	strscpy(sbuf, msg, 32);
-	sdma = ib_dma_map_single(da, sbuf, 32, DMA_TO_DEVICE);
-	rdma = ib_dma_map_single(db, rbuf, 32, DMA_FROM_DEVICE);
-	ssge = (struct ib_sge){ .addr = sdma, .length = strlen(msg) + 1,
-				.lkey = a->pd->local_dma_lkey };
-	rsge = (struct ib_sge){ .addr = rdma, .length = 32,
-				.lkey = b->pd->local_dma_lkey };
-	ret = ib_post_recv(b->id->qp, &rwr, NULL);
-	if (!ret)
-		ret = ib_post_send(a->id->qp, &swr, NULL);
-	for (i = 0; !ret && i < 500 && !(got_s && got_r); i++) {
-		if (!got_s && ib_poll_cq(a->cq, 1, &wc) == 1)
-			got_s = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		if (!got_r && ib_poll_cq(b->cq, 1, &wc) == 1)
-			got_r = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		usleep_range(5000, 10000);
-	}
-	ib_dma_unmap_single(da, sdma, 32, DMA_TO_DEVICE);
-	ib_dma_unmap_single(db, rdma, 32, DMA_FROM_DEVICE);
-	if (!ret && (got_s != 1 || got_r != 1))
-		ret = -EIO;
-	if (!ret && strcmp(rbuf, msg))
-		ret = -EBADMSG;
-out:
-	kfree(sbuf);
-	kfree(rbuf);
-	return ret;
+	return xcma_kunit_send(a->id->qp, b->id->qp, msg);
 }
 
 /*

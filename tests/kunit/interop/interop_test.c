@@ -25,7 +25,6 @@
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/umh.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -33,11 +32,11 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/restrack.h>
 
+#include "../kunit_inline.h"
 #include "interop.h"
 
 #define MAX_EVENTS 16
 #define WAIT_MS 20000
-#define DEV_NAME "rxe0"
 /* the rdma_cm header in front of a REQ's private data */
 #define CMA_HDR_LEN 36
 
@@ -92,12 +91,75 @@ struct side {
 };
 
 /**
+ * struct transport - what the cases expect of one device and its CM below
+ * @dev: the device
+ * @ip4: its IPv4 address
+ * @ip6: its IPv6 address, NULL if the cases run over IPv4 only
+ * @req_len: CONNECT_REQUEST's private data length, 3 bytes sent
+ * @rep_len: the client's ESTABLISHED's, 3 bytes accepted
+ * @rej_len: REJECTED's, 5 bytes rejected
+ * @rej_status: REJECTED's status
+ * @timewait: both ends of a connection end with TIMEWAIT_EXIT
+ * @srv_disconnects: the server's conn id, once DISCONNECTED, disconnects
+ *	too (a DREP answers the client's DREQ)
+ * @qpn: REQ and REP carry each end's QP number to the other
+ * @raw_reject: see struct side
+ * @rej_qp: the client needs a QP to be rejected (iw_cm connects one)
+ */
+struct transport {
+	const char *dev;
+	const char *ip4, *ip6;
+	u8 req_len, rep_len, rej_len;
+	int rej_status;
+	bool timewait;
+	bool srv_disconnects;
+	bool qpn;
+	bool raw_reject;
+	bool rej_qp;
+};
+
+/* rxe0, through ib_cm */
+static const struct transport roce = {
+	.dev = "rxe0",
+	.ip4 = "10.99.0.1",
+	.ip6 = "fd00:99::1",
+	/* the REQ's area after the rdma_cm header, the REP's and REJ's whole */
+	.req_len = IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_HDR_LEN,
+	.rep_len = IB_CM_REP_PRIVATE_DATA_SIZE,
+	.rej_len = IB_CM_REJ_PRIVATE_DATA_SIZE,
+	.rej_status = IB_CM_REJ_CONSUMER_DEFINED,
+	.timewait = true,
+	.srv_disconnects = true,
+	.qpn = true,
+};
+
+/*
+ * siw0 (on a dummy netdev of its own, see iw_setup), through iw_cm: MPA
+ * carries private data as it was sent, no rdma_cm header, no padding;
+ * siw reports a peer's MPA reject as -ECONNRESET, both CMs pass that on
+ * as REJECTED.
+ */
+#define IW_IP "10.96.0.1"
+
+static const struct transport iwarp = {
+	.dev = "siw0",
+	.ip4 = IW_IP,
+	.req_len = 3,
+	.rep_len = 3,
+	.rej_len = 5,
+	.rej_status = -ECONNRESET,
+	.raw_reject = true,
+	.rej_qp = true,
+};
+
+/**
  * struct interop_case - one pairing
  * @name: KUnit parameter name
  * @cli: the client's CM
  * @srv: the listener's CM
  * @family: AF_INET or AF_INET6
  * @port: the listener's port, one per case
+ * @tp: the device, and what to expect of it
  */
 struct interop_case {
 	const char *name;
@@ -105,9 +167,10 @@ struct interop_case {
 	const struct interop_cm *srv;
 	int family;
 	u16 port;
+	const struct transport *tp;
 };
 
-/* what a test case holds on rxe0 at its start, to compare at its end */
+/* what a test case holds on its device at its start, to compare at its end */
 struct usage {
 	int ids_intree, ids_xcma;
 	int qp, cq, pd;
@@ -261,21 +324,21 @@ static void expect_events(struct kunit *test, struct side *s, bool conn,
 				    s->cm->event_msg(got[i]));
 }
 
-static void make_addr(struct sockaddr_storage *ss, int family, u16 port)
+static void make_addr(struct sockaddr_storage *ss, const struct interop_case *c)
 {
 	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
+	if (c->family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = in_aton("10.99.0.1");
+		sin->sin_port = htons(c->port);
+		sin->sin_addr.s_addr = in_aton(c->tp->ip4);
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		in6_pton("fd00:99::1", -1, sin6->sin6_addr.s6_addr, -1, NULL);
+		sin6->sin6_port = htons(c->port);
+		in6_pton(c->tp->ip6, -1, sin6->sin6_addr.s6_addr, -1, NULL);
 	}
 }
 
@@ -318,52 +381,6 @@ static int resolve(struct side *s, struct rdma_cm_id *id,
 	return s->ev[n + 1] == RDMA_CM_EVENT_ROUTE_RESOLVED ? 0 : -ENETUNREACH;
 }
 
-/* one SEND from @from's QP to a RECV posted on @to's QP */
-static int transfer(struct side *from, struct rdma_cm_id *fid,
-		    struct side *to, struct rdma_cm_id *tid, const char *msg)
-{
-	char *sbuf = kzalloc(64, GFP_KERNEL), *rbuf = kzalloc(64, GFP_KERNEL);
-	struct ib_device *dev = fid->device;
-	struct ib_sge ssge, rsge;
-	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
-	struct ib_send_wr swr = { .sg_list = &ssge, .num_sge = 1,
-				  .opcode = IB_WR_SEND,
-				  .send_flags = IB_SEND_SIGNALED };
-	struct ib_wc wc;
-	u64 sdma, rdma;
-	int got_s = 0, got_r = 0, i, ret = -ENOMEM;
-
-	if (!sbuf || !rbuf)
-		goto out;
-	strscpy(sbuf, msg, 64);
-	sdma = ib_dma_map_single(dev, sbuf, 64, DMA_TO_DEVICE);
-	rdma = ib_dma_map_single(dev, rbuf, 64, DMA_FROM_DEVICE);
-	rsge = (struct ib_sge){ .addr = rdma, .length = 64,
-				.lkey = to->pd->local_dma_lkey };
-	ssge = (struct ib_sge){ .addr = sdma, .length = strlen(msg) + 1,
-				.lkey = from->pd->local_dma_lkey };
-	ret = ib_post_recv(tid->qp, &rwr, NULL);
-	if (!ret)
-		ret = ib_post_send(fid->qp, &swr, NULL);
-	for (i = 0; !ret && i < 500 && !(got_s && got_r); i++) {
-		if (!got_s && ib_poll_cq(from->cq, 1, &wc) == 1)
-			got_s = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		if (!got_r && ib_poll_cq(to->cq, 1, &wc) == 1)
-			got_r = wc.status == IB_WC_SUCCESS ? 1 : -1;
-		usleep_range(10000, 20000);
-	}
-	ib_dma_unmap_single(dev, sdma, 64, DMA_TO_DEVICE);
-	ib_dma_unmap_single(dev, rdma, 64, DMA_FROM_DEVICE);
-	if (!ret && (got_s != 1 || got_r != 1))
-		ret = -EIO;
-	if (!ret && strcmp(rbuf, msg))
-		ret = -EBADMSG;
-out:
-	kfree(sbuf);
-	kfree(rbuf);
-	return ret;
-}
-
 static void get_usage(struct kunit *test, struct ib_device *ibdev,
 		      struct usage *u)
 {
@@ -384,31 +401,26 @@ static int ids_of(const struct usage *u, const struct interop_cm *cm)
 static void expect_usage(struct kunit *test, struct ib_device *ibdev,
 			 const struct usage *before)
 {
+	const char *dev = dev_name(&ibdev->dev);
 	struct usage now;
 
 	get_usage(test, ibdev, &now);
 	KUNIT_EXPECT_EQ_MSG(test, now.ids_intree, before->ids_intree,
-			    "in-tree ids on " DEV_NAME);
+			    "in-tree ids on %s", dev);
 	KUNIT_EXPECT_EQ_MSG(test, now.ids_xcma, before->ids_xcma,
-			    "xcma ids on " DEV_NAME);
-	KUNIT_EXPECT_EQ_MSG(test, now.qp, before->qp, "QPs on " DEV_NAME);
-	KUNIT_EXPECT_EQ_MSG(test, now.cq, before->cq, "CQs on " DEV_NAME);
-	KUNIT_EXPECT_EQ_MSG(test, now.pd, before->pd, "PDs on " DEV_NAME);
+			    "xcma ids on %s", dev);
+	KUNIT_EXPECT_EQ_MSG(test, now.qp, before->qp, "QPs on %s", dev);
+	KUNIT_EXPECT_EQ_MSG(test, now.cq, before->cq, "CQs on %s", dev);
+	KUNIT_EXPECT_EQ_MSG(test, now.pd, before->pd, "PDs on %s", dev);
 }
 
-static struct ib_device *get_dev_by_name(struct kunit *test,
-					 const char *name)
+static struct ib_device *get_dev(struct kunit *test, const char *name)
 {
 	struct ib_device *ibdev;
 
 	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ibdev, "no %s", name);
 	return ibdev;
-}
-
-static struct ib_device *get_dev(struct kunit *test)
-{
-	return get_dev_by_name(test, DEV_NAME);
 }
 
 static struct rdma_cm_id *listen_on(struct kunit *test, struct side *ss,
@@ -441,11 +453,16 @@ static struct rdma_cm_id *client_to(struct kunit *test, struct side *cs,
 }
 
 /*
- * Connect, a message each way, client disconnects, then the server; both
- * sides see their whole sequence, TIMEWAIT_EXIT included.
+ * Connect, a message each way, the client disconnects (over ib_cm the
+ * server then too, answering the DREQ); both sides see their whole
+ * sequence, TIMEWAIT_EXIT included where the CM has one. Checked on the
+ * way: the private data both ways and the lengths reported (see struct
+ * transport), the addresses the listener read (over ib_cm from the REQ's
+ * header), each CM's ids, the QP numbers REQ and REP carried.
  */
 static void connect_exchange_disconnect(struct kunit *test)
 {
+	/* the last of each only where the transport has a TIMEWAIT_EXIT */
 	static const int want_cli[] = {
 		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ROUTE_RESOLVED,
 		RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_DISCONNECTED,
@@ -456,22 +473,26 @@ static void connect_exchange_disconnect(struct kunit *test)
 		RDMA_CM_EVENT_DISCONNECTED, RDMA_CM_EVENT_TIMEWAIT_EXIT,
 	};
 	const struct interop_case *c = test->param_value;
+	const struct transport *tp = c->tp;
+	int n_cli = ARRAY_SIZE(want_cli) - !tp->timewait;
+	int n_srv = ARRAY_SIZE(want_srv) - !tp->timewait;
 	struct rdma_conn_param param = {
 		.private_data = "hi", .private_data_len = 3,
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
 	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
-	struct ib_device *ibdev = get_dev(test);
+	struct ib_device *ibdev = get_dev(test, tp->dev);
 	struct rdma_cm_id *cli, *lis;
 	struct sockaddr_storage addr;
 	struct usage before;
 
 	KUNIT_ASSERT_TRUE(test, cs && ss);
 	get_usage(test, ibdev, &before);
-	make_addr(&addr, c->family, c->port);
+	make_addr(&addr, c);
 	lis = listen_on(test, ss, &addr);
 	cli = client_to(test, cs, &addr, true);
+	KUNIT_ASSERT_PTR_EQ(test, cli->device, ibdev);
 	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
 	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, 3));
 	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 2));
@@ -480,14 +501,12 @@ static void connect_exchange_disconnect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_ESTABLISHED);
 	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
 
-	/* REQ: the client's data after the header, the whole area reported */
+	/* the client's data and its reported length, then the server's */
 	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "hi");
-	KUNIT_EXPECT_EQ(test, ss->pdata_full,
-			IB_CM_REQ_PRIVATE_DATA_SIZE - CMA_HDR_LEN);
-	/* REP: the server's data, no header, the whole area reported */
+	KUNIT_EXPECT_EQ(test, ss->pdata_full, tp->req_len);
 	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "ok");
-	KUNIT_EXPECT_EQ(test, cs->pdata_full, IB_CM_REP_PRIVATE_DATA_SIZE);
-	/* the listener read the client's address and port from the header */
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, tp->rep_len);
+	/* the listener read the client's address and port */
 	KUNIT_EXPECT_TRUE(test, same_addr(&ss->conn_dst,
 					  &cli->route.addr.src_addr));
 	KUNIT_EXPECT_TRUE(test, same_addr(&ss->conn_src, &addr));
@@ -497,23 +516,27 @@ static void connect_exchange_disconnect(struct kunit *test)
 			ids_of(&before, cs->cm) + 1);
 	KUNIT_EXPECT_EQ(test, ss->cm->live_ids(ibdev),
 			ids_of(&before, ss->cm) + 2);
-	/* each end learnt the other's QP number from REQ and REP */
 	KUNIT_ASSERT_NOT_NULL(test, ss->conn->qp);
-	KUNIT_EXPECT_EQ(test, ss->qpn, cli->qp->qp_num);
-	KUNIT_EXPECT_EQ(test, cs->qpn, ss->conn->qp->qp_num);
+	/* each end learnt the other's QP number from REQ and REP */
+	if (tp->qpn) {
+		KUNIT_EXPECT_EQ(test, ss->qpn, cli->qp->qp_num);
+		KUNIT_EXPECT_EQ(test, cs->qpn, ss->conn->qp->qp_num);
+	}
 
-	KUNIT_EXPECT_EQ(test, transfer(cs, cli, ss, ss->conn,
-				       "client to server"), 0);
-	KUNIT_EXPECT_EQ(test, transfer(ss, ss->conn, cs, cli,
-				       "server to client"), 0);
+	KUNIT_EXPECT_EQ(test, xcma_kunit_send(cli->qp, ss->conn->qp,
+					      "client to server"), 0);
+	KUNIT_EXPECT_EQ(test, xcma_kunit_send(ss->conn->qp, cli->qp,
+					      "server to client"), 0);
 
 	KUNIT_EXPECT_EQ(test, cs->cm->disconnect(cli), 0);
-	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
-	KUNIT_EXPECT_EQ(test, ss->cm->disconnect(ss->conn), 0);
-	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 5));
-	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 4));
-	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
-	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	if (tp->srv_disconnects) {
+		KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
+		KUNIT_EXPECT_EQ(test, ss->cm->disconnect(ss->conn), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, n_cli));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, n_srv));
+	expect_events(test, cs, false, want_cli, n_cli);
+	expect_events(test, ss, true, want_srv, n_srv);
 	KUNIT_EXPECT_EQ(test, ss->n, 0); /* the listener itself saw nothing */
 
 	free_qp(cs, cli);
@@ -526,9 +549,10 @@ static void connect_exchange_disconnect(struct kunit *test)
 }
 
 /*
- * The listener rejects with private data: the client gets REJECTED,
- * consumer-defined, with that data; the server's conn id is destroyed by
- * its callback's return.
+ * The listener rejects with private data: the client gets REJECTED with
+ * the transport's status and that data (see struct transport); the
+ * server's conn id saw the client's data and is destroyed by its
+ * callback's return.
  */
 static void reject_with_private_data(struct kunit *test)
 {
@@ -537,13 +561,14 @@ static void reject_with_private_data(struct kunit *test)
 					RDMA_CM_EVENT_REJECTED };
 	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
 	const struct interop_case *c = test->param_value;
+	const struct transport *tp = c->tp;
 	struct rdma_conn_param param = {
 		.private_data = "rq", .private_data_len = 3,
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
 	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
-	struct ib_device *ibdev = get_dev(test);
+	struct ib_device *ibdev = get_dev(test, tp->dev);
 	struct rdma_cm_id *cli, *lis;
 	struct sockaddr_storage addr;
 	struct usage before;
@@ -551,20 +576,24 @@ static void reject_with_private_data(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, cs && ss);
 	get_usage(test, ibdev, &before);
 	ss->action = REQ_REJECT;
-	make_addr(&addr, c->family, c->port);
+	cs->raw_reject = tp->raw_reject;
+	make_addr(&addr, c);
 	lis = listen_on(test, ss, &addr);
-	cli = client_to(test, cs, &addr, false);
+	cli = client_to(test, cs, &addr, tp->rej_qp);
 	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
 	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 3));
 	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 1));
 	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
 	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
-	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_CONSUMER_DEFINED);
-	/* the whole REJ area is reported, whatever was sent */
-	KUNIT_EXPECT_EQ(test, cs->pdata_full, IB_CM_REJ_PRIVATE_DATA_SIZE);
+	KUNIT_EXPECT_EQ(test, cs->st[2], tp->rej_status);
+	/* over ib_cm, the whole REJ area is reported, whatever was sent */
+	KUNIT_EXPECT_EQ(test, cs->pdata_full, tp->rej_len);
 	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "nope");
+	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "rq");
 	KUNIT_EXPECT_EQ(test, ss->err, 0);
 
+	if (tp->rej_qp)
+		free_qp(cs, cli);
 	cs->cm->destroy_id(cli);
 	ss->cm->destroy_id(lis);
 	expect_usage(test, ibdev, &before);
@@ -572,15 +601,15 @@ static void reject_with_private_data(struct kunit *test)
 }
 
 static const struct interop_case connect_cases[] = {
-	{ "xcma_to_intree_ipv4", &interop_xcma, &interop_intree, AF_INET, 18600 },
-	{ "intree_to_xcma_ipv4", &interop_intree, &interop_xcma, AF_INET, 18601 },
-	{ "xcma_to_intree_ipv6", &interop_xcma, &interop_intree, AF_INET6, 18602 },
-	{ "intree_to_xcma_ipv6", &interop_intree, &interop_xcma, AF_INET6, 18603 },
+	{ "xcma_to_intree_ipv4", &interop_xcma, &interop_intree, AF_INET, 18600, &roce },
+	{ "intree_to_xcma_ipv4", &interop_intree, &interop_xcma, AF_INET, 18601, &roce },
+	{ "xcma_to_intree_ipv6", &interop_xcma, &interop_intree, AF_INET6, 18602, &roce },
+	{ "intree_to_xcma_ipv6", &interop_intree, &interop_xcma, AF_INET6, 18603, &roce },
 };
 
 static const struct interop_case reject_cases[] = {
-	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18610 },
-	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18611 },
+	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18610, &roce },
+	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18611, &roce },
 };
 
 static void case_desc(const struct interop_case *c, char *desc)
@@ -605,170 +634,41 @@ static struct kunit_suite interop_suite = {
 
 /* ---- over iWARP: siw0 ---- */
 
-#define IW_IP "10.96.0.1"
-
-static void make_addr_iw(struct sockaddr_storage *ss, u16 port)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = in_aton(IW_IP);
-}
-
-/*
- * Over siw0, through iw_cm: connect with private data, which MPA carries
- * as it was sent (no rdma_cm header, no padding: lengths exact), the
- * accept's data back, a message each way, the client disconnects; both
- * sides see their sequence (no TIMEWAIT_EXIT on iWARP).
- */
-static void iw_connect_exchange_disconnect(struct kunit *test)
-{
-	static const int want_cli[] = {
-		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ROUTE_RESOLVED,
-		RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_DISCONNECTED,
-	};
-	static const int want_srv[] = {
-		RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_ESTABLISHED,
-		RDMA_CM_EVENT_DISCONNECTED,
-	};
-	const struct interop_case *c = test->param_value;
-	struct rdma_conn_param param = {
-		.private_data = "hi", .private_data_len = 3,
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
-	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
-	struct ib_device *ibdev = get_dev_by_name(test, "siw0");
-	struct rdma_cm_id *cli, *lis;
-	struct sockaddr_storage addr;
-	struct usage before;
-
-	KUNIT_ASSERT_TRUE(test, cs && ss);
-	get_usage(test, ibdev, &before);
-	make_addr_iw(&addr, c->port);
-	lis = listen_on(test, ss, &addr);
-	cli = client_to(test, cs, &addr, true);
-	KUNIT_ASSERT_PTR_EQ(test, cli->device, ibdev);
-	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
-	KUNIT_ASSERT_TRUE(test, wait_events(cs, false, 3));
-	KUNIT_ASSERT_TRUE(test, wait_events(ss, true, 2));
-	KUNIT_EXPECT_EQ(test, ss->err, 0);
-	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
-	KUNIT_EXPECT_EQ(test, ss->cev[1], RDMA_CM_EVENT_ESTABLISHED);
-	KUNIT_ASSERT_NOT_NULL(test, ss->conn);
-	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "hi");
-	KUNIT_EXPECT_EQ(test, ss->pdata_full, 3);
-	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "ok");
-	KUNIT_EXPECT_EQ(test, cs->pdata_full, 3);
-	KUNIT_EXPECT_TRUE(test, same_addr(&ss->conn_src, &addr));
-	KUNIT_EXPECT_EQ(test, cs->cm->live_ids(ibdev),
-			ids_of(&before, cs->cm) + 1);
-	KUNIT_EXPECT_EQ(test, ss->cm->live_ids(ibdev),
-			ids_of(&before, ss->cm) + 2);
-
-	KUNIT_EXPECT_EQ(test, transfer(cs, cli, ss, ss->conn,
-				       "client to server"), 0);
-	KUNIT_EXPECT_EQ(test, transfer(ss, ss->conn, cs, cli,
-				       "server to client"), 0);
-
-	KUNIT_EXPECT_EQ(test, cs->cm->disconnect(cli), 0);
-	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 4));
-	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 3));
-	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
-	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
-	KUNIT_EXPECT_EQ(test, ss->n, 0);
-
-	free_qp(cs, cli);
-	cs->cm->destroy_id(cli);
-	free_qp(ss, ss->conn);
-	ss->cm->destroy_id(ss->conn);
-	ss->cm->destroy_id(lis);
-	expect_usage(test, ibdev, &before);
-	ib_device_put(ibdev);
-}
-
-/*
- * The listener rejects with private data: it travels in the MPA reply;
- * siw reports a peer's MPA reject as -ECONNRESET (both CMs pass that on
- * as REJECTED); the conn id is destroyed by its callback's return.
- */
-static void iw_reject_with_private_data(struct kunit *test)
-{
-	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
-					RDMA_CM_EVENT_ROUTE_RESOLVED,
-					RDMA_CM_EVENT_REJECTED };
-	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
-	const struct interop_case *c = test->param_value;
-	struct rdma_conn_param param = {
-		.private_data = "rq", .private_data_len = 3,
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
-	};
-	struct side *cs = new_side(test, c->cli), *ss = new_side(test, c->srv);
-	struct ib_device *ibdev = get_dev_by_name(test, "siw0");
-	struct rdma_cm_id *cli, *lis;
-	struct sockaddr_storage addr;
-	struct usage before;
-
-	KUNIT_ASSERT_TRUE(test, cs && ss);
-	get_usage(test, ibdev, &before);
-	ss->action = REQ_REJECT;
-	cs->raw_reject = true;
-	make_addr_iw(&addr, c->port);
-	lis = listen_on(test, ss, &addr);
-	cli = client_to(test, cs, &addr, true);
-	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
-	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 3));
-	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 1));
-	expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
-	expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
-	KUNIT_EXPECT_EQ(test, cs->st[2], -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, cs->pdata_full, 5);
-	KUNIT_EXPECT_STREQ(test, (char *)cs->pdata, "nope");
-	KUNIT_EXPECT_STREQ(test, (char *)ss->pdata, "rq");
-	KUNIT_EXPECT_EQ(test, ss->err, 0);
-
-	free_qp(cs, cli);
-	cs->cm->destroy_id(cli);
-	ss->cm->destroy_id(lis);
-	expect_usage(test, ibdev, &before);
-	ib_device_put(ibdev);
-}
-
 static const struct interop_case iw_connect_cases[] = {
-	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18620 },
-	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18621 },
+	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18620, &iwarp },
+	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18621, &iwarp },
 };
 
 static const struct interop_case iw_reject_cases[] = {
-	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18622 },
-	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18623 },
+	{ "xcma_to_intree", &interop_xcma, &interop_intree, AF_INET, 18622, &iwarp },
+	{ "intree_to_xcma", &interop_intree, &interop_xcma, AF_INET, 18623, &iwarp },
 };
 
 KUNIT_ARRAY_PARAM(iw_connect, iw_connect_cases, case_desc);
 KUNIT_ARRAY_PARAM(iw_reject, iw_reject_cases, case_desc);
 
+/* the same two cases over siw0, under names of their own */
+static void iw_connect_exchange_disconnect(struct kunit *test)
+{
+	connect_exchange_disconnect(test);
+}
+
+static void iw_reject_with_private_data(struct kunit *test)
+{
+	reject_with_private_data(test);
+}
+
 /* a command of the VM's userspace, from the suite's init or exit */
 static int run_cmd(const char *cmdline)
 {
-	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
-	char *envp[3] = { home, path, NULL };
-	char *argv[16], *buf, *words, *p;
-	int argc = 0, ret;
+	char *buf = kstrdup(cmdline, GFP_KERNEL);
+	int ret;
 
-	buf = kstrdup(cmdline, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	words = buf;
-	for (p = strsep(&words, " "); p && argc < 15; p = strsep(&words, " "))
-		if (*p)
-			argv[argc++] = p;
-	argv[argc] = NULL;
-	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	ret = xcma_kunit_umh(buf);
 	kfree(buf);
-	return ret > 0 ? (ret >> 8) & 0xff : ret;
+	return ret;
 }
 
 /* siw0 on a dummy netdev of its own (rxe0 holds eth0) */
