@@ -1097,8 +1097,10 @@ static void ib_afib_bind(struct kunit *test)
 		KUNIT_EXPECT_LE(test, port, high);
 	}
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(afib_src(id)->sib_sid_mask), ~0ULL);
-	KUNIT_EXPECT_EQ(test, be64_to_cpu(rdma_get_service_id(id,
-					(struct sockaddr *)afib_src(id))), sid);
+	a = id->route.addr.src_addr;
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(rdma_get_service_id(id, (struct sockaddr *)&a)),
+			sid);
 	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, RDMA_PS_IB, port), 1U);
 	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, RDMA_PS_TCP, port),
 			0U);
@@ -1125,8 +1127,8 @@ enum afib_op {
 enum afib_gid_kind {
 	AFIB_GID_RXE0,		/* the emulated IB port's GID */
 	AFIB_GID_NONE,		/* in its subnet, on no port */
-	AFIB_GID_FAR,		/* in 2001:db8::/64, where no port is (QEMU's
-				 * own fec0::/64 is eth0's, hence rxe0's) */
+	AFIB_GID_FAR,		/* 2001:db8::/64: no port's (fec0::/64 is */
+				/* eth0's from QEMU, hence rxe0's) */
 };
 
 struct afib_bad_case {
@@ -1151,8 +1153,10 @@ struct afib_bad_case {
  * resolve that got past the bind, as rdma_resolve_addr()'s err label).
  */
 static const struct afib_bad_case afib_bad_cases[] = {
-	/* cma_acquire_dev_by_src_ip(): cma_validate_port() skips a RoCE port
-	 * for an ARPHRD_INFINIBAND address (from cma_translate_ib()) */
+	/*
+	 * cma_acquire_dev_by_src_ip(): cma_validate_port() skips a RoCE port
+	 * for an ARPHRD_INFINIBAND address (from cma_translate_ib())
+	 */
 	{ "bind_on_roce_port", false, RDMA_PS_IB, AFIB_BIND, AFIB_GID_RXE0,
 	  AFIB_PKEY, AFIB_SID_IB, ~0ULL, -ENODEV, XCMA_FSM_IDLE },
 	/* the same, no IB port has the GID */
@@ -1316,6 +1320,148 @@ static void afib_bound_desc(const bool *bound, char *desc)
 
 KUNIT_ARRAY_PARAM(afib_bound, afib_bound, afib_bound_desc);
 
+/* ib_cm's listen, as the listener asked for it, and its answers to REQs */
+static struct {
+	__be64 sid;
+	struct ib_device *dev;
+	ib_cm_handler handler;
+	int mras, rejs;
+} afib_cm;
+
+static struct ib_cm_id *afib_insert_listen(struct ib_device *dev,
+					   ib_cm_handler handler, __be64 sid)
+{
+	afib_cm.sid = sid;
+	afib_cm.dev = dev;
+	afib_cm.handler = handler;
+	return xcma_kernel_ops.insert_listen(dev, handler, sid);
+}
+
+static int afib_send_mra(struct ib_cm_id *cm_id, u8 timeout, const void *data,
+			 u8 len)
+{
+	afib_cm.mras++;
+	return 0;
+}
+
+static int afib_send_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
+			 void *ari, u8 ari_len, const void *data, u8 len)
+{
+	afib_cm.rejs++;
+	return 0;
+}
+
+static int afib_cm_handler(struct ib_cm_id *cm_id,
+			   const struct ib_cm_event *ev)
+{
+	return 0;
+}
+
+/*
+ * A REQ as ib_cm hands it to the listen callback, with the path turned
+ * for the passive side and private data without an IP header (what
+ * cma_get_net_dev() takes for AF_IB).
+ */
+static int afib_req(struct kunit *test, u64 sid, const union ib_gid *peer,
+		    struct ib_cm_id **cm_id)
+{
+	static u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
+	struct sa_path_rec path;
+	struct ib_cm_event ev = {};
+
+	*cm_id = ib_create_cm_id(afib_cm.dev, afib_cm_handler, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(*cm_id));
+	esa_rec(&path, 0, 0x0f0f, 0);
+	path.sgid = afib_gid;
+	path.dgid = *peer;
+	path.service_id = cpu_to_be64(sid);
+	path.pkey = htons(AFIB_PKEY);
+	path.flow_label = cpu_to_be32(0x4242);
+	ev.event = IB_CM_REQ_RECEIVED;
+	ev.param.req_rcvd.primary_path = &path;
+	ev.param.req_rcvd.port = 1;
+	ev.param.req_rcvd.qp_type = IB_QPT_RC;
+	ev.param.req_rcvd.remote_qpn = 0x99;
+	ev.param.req_rcvd.starting_psn = 0x1234;
+	ev.private_data = pdata;
+	return afib_cm.handler(*cm_id, &ev);
+}
+
+/*
+ * rdma_listen() on an AF_IB address (bound to the emulated IB port):
+ * ib_cm listens on its service id (cma_ib_listen() with
+ * rdma_get_service_id()). A REQ without IP header to that service id
+ * reaches it (cma_ib_id_from_event(): no netdev, so AF_IB, init_net's
+ * ids of the service id's port space and port; cma_match_net_dev()); the
+ * new id's addresses are the REQ path's GIDs, its service id the REQ's
+ * (cma_save_ib_info()). A REQ to the next service id finds no listener:
+ * ib_cm is told to reject it, no event.
+ */
+static void ib_afib_listen_req(struct kunit *test)
+{
+	static const union ib_gid peer = { .raw = {
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0,
+		0x30, 0x03 } };
+	struct side *s = cm_new_side(test);
+	struct sockaddr_ib *lsib, *rsib;
+	struct sockaddr_storage a;
+	struct ib_cm_id *cm_id;
+	struct rdma_cm_id *id, *conn;
+	u64 sid = RDMA_IB_IP_PS_IB | 18704;
+
+	memset(&afib_cm, 0, sizeof(afib_cm));
+	afib_install(test, true);
+	esa_ops.insert_listen = afib_insert_listen;
+	esa_ops.send_mra = afib_send_mra;
+	esa_ops.send_rej = afib_send_rej;
+	id = afib_new_id(test, s, RDMA_PS_IB);
+	s->listener = id;
+	s->action = REQ_KEEP;
+	afib_addr(&a, &afib_gid, AFIB_PKEY, sid, ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(afib_cm.sid), sid);
+	KUNIT_ASSERT_PTR_EQ(test, afib_cm.dev, id->device);
+	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
+
+	/* the next service id: nobody's */
+	KUNIT_EXPECT_NE(test, afib_req(test, sid + 1, &peer, &cm_id), 0);
+	ib_destroy_cm_id(cm_id);
+	KUNIT_EXPECT_EQ(test, s->cn, 0);
+	KUNIT_EXPECT_NULL(test, s->conn);
+
+	KUNIT_ASSERT_EQ(test, afib_req(test, sid, &peer, &cm_id), 0);
+	KUNIT_ASSERT_EQ(test, s->cn, 1);
+	KUNIT_EXPECT_EQ(test, s->cev[0], RDMA_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_EXPECT_EQ(test, afib_cm.mras, 1);
+	conn = s->conn;
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	KUNIT_EXPECT_EQ(test, conn->ps, RDMA_PS_IB);
+	KUNIT_EXPECT_PTR_EQ(test, conn->device, id->device);
+	KUNIT_EXPECT_EQ(test, conn->port_num, 1);
+	lsib = (struct sockaddr_ib *)&conn->route.addr.src_addr;
+	rsib = (struct sockaddr_ib *)&conn->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, lsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid), sid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid_mask), ~0ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(&lsib->sib_addr, &afib_gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(lsib->sib_pkey), AFIB_PKEY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(lsib->sib_flowinfo), 0x4242);
+	KUNIT_EXPECT_EQ(test, rsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&rsib->sib_addr, &peer, 16), 0);
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(rdma_get_service_id(conn, (struct sockaddr *)lsib)),
+			sid);
+	/*
+	 * The conn id owns cm_id now and destroys it; the REJ for a REQ
+	 * not answered is ib_cm's to send then (cm_destroy_id()), not the
+	 * CM's.
+	 */
+	rdma_destroy_id(conn);
+	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
+	ib_destroy(test, id);
+}
+
 static int probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	return 0;
@@ -1367,6 +1513,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_bind, afib_given_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_bad_input, afib_bad_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_resolve_route, afib_bound_gen_params),
+	KUNIT_CASE(ib_afib_listen_req),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };
