@@ -170,17 +170,29 @@ EXPORT_SYMBOL_NS_GPL(xcma_addr_get_port, XCMA_INTERNAL);
  * @addr: the address
  * @port: the port, network byte order
  *
- * Return: 0, or -EAFNOSUPPORT for AF_IB (whose port lives in the service
- * ID, which the port space code does not handle yet) and unknown families.
+ * An AF_IB address keeps its port in the low 16 bits of the service ID:
+ * the bits under the mask stay, the port replaces the low ones, and the
+ * whole service ID is then significant (in-tree cma_bind_port()).
+ *
+ * Return: 0, or -EAFNOSUPPORT for an unknown family.
  */
 int xcma_addr_set_port(struct sockaddr *addr, __be16 port)
 {
+	struct sockaddr_ib *sib;
+	u64 sid;
+
 	switch (addr->sa_family) {
 	case AF_INET:
 		((struct sockaddr_in *)addr)->sin_port = port;
 		return 0;
 	case AF_INET6:
 		((struct sockaddr_in6 *)addr)->sin6_port = port;
+		return 0;
+	case AF_IB:
+		sib = (struct sockaddr_ib *)addr;
+		sid = be64_to_cpu(sib->sib_sid) & be64_to_cpu(sib->sib_sid_mask);
+		sib->sib_sid = cpu_to_be64((sid & ~0xffffULL) | ntohs(port));
+		sib->sib_sid_mask = cpu_to_be64(~0ULL);
 		return 0;
 	default:
 		return -EAFNOSUPPORT;

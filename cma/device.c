@@ -262,7 +262,8 @@ static const struct ib_gid_attr *ib_gid(struct xcma_device *dev, u32 port,
  * The device is the first whose GID table holds the GID of the source
  * address on the address's netdev (RoCE), or whose port's one GID is that
  * netdev's (iWARP), or the GID of the address's IPoIB hardware address
- * (IB). On success @xid holds the
+ * or of its AF_IB address (IB; in-tree cma_validate_port() takes no other
+ * port for either). On success @xid holds the
  * device, its port and the GID attribute (released with the device).
  *
  * Return: 0; -ENODEV if no device has the GID or the netdev is gone.
@@ -270,26 +271,34 @@ static const struct ib_gid_attr *ib_gid(struct xcma_device *dev, u32 port,
 int xcma_device_acquire(struct xcma_id *xid)
 {
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	bool af_ib = xcma_id_src(xid)->sa_family == AF_IB;
 	const struct ib_gid_attr *attr;
 	struct xcma_device *dev;
-	struct net_device *ndev;
-	union ib_gid gid;
+	struct net_device *ndev = NULL;
+	union ib_gid gid = {};
 	int ret = -ENODEV;
 	u32 port;
 
-	ndev = dev_get_by_index(da->net, da->bound_dev_if);
-	if (!ndev)
-		return -ENODEV;
-	rdma_ip2gid((struct sockaddr *)&xid->id.route.addr.src_addr, &gid);
+	/* an AF_IB address names a GID, no netdev: IB ports only */
+	if (!af_ib) {
+		ndev = dev_get_by_index(da->net, da->bound_dev_if);
+		if (!ndev)
+			return -ENODEV;
+		rdma_ip2gid(xcma_id_src(xid), &gid);
+	}
 
 	mutex_lock(&devices_lock);
 	list_for_each_entry(dev, &devices, list) {
 		rdma_for_each_port(dev->ibdev, port) {
 			switch (xcma_transport(dev->ibdev, port)) {
 			case XCMA_TRANSPORT_IWARP:
+				if (af_ib)
+					continue;
 				attr = iw_gid(dev, port, ndev, da);
 				break;
 			case XCMA_TRANSPORT_ROCE:
+				if (af_ib)
+					continue;
 				attr = find_gid(dev, port, &gid, ndev);
 				break;
 			case XCMA_TRANSPORT_IB:
@@ -383,6 +392,77 @@ int xcma_device_acquire_loopback(struct xcma_id *xid)
 		xid->id.port_num = port;
 		xcma_id_track(xid);
 	}
+	mutex_unlock(&devices_lock);
+	return ret;
+}
+
+/*
+ * The GID of @port to reach @dgid from: @dgid itself, or one in its
+ * subnet if the port is up, whichever the table lists first.
+ */
+static bool ib_port_gid(struct ib_device *ibdev, u32 port,
+			const union ib_gid *dgid, union ib_gid *sgid)
+{
+	enum ib_port_state state;
+	union ib_gid gid;
+	int i;
+
+	if (xcma_ops->get_port_state(ibdev, port, &state))
+		return false;
+	for (i = 0; i < ibdev->port_data[port].immutable.gid_tbl_len; i++) {
+		if (xcma_ops->query_gid(ibdev, port, i, &gid))
+			continue;
+		if (!memcmp(&gid, dgid, sizeof(gid)) ||
+		    (gid.global.subnet_prefix == dgid->global.subnet_prefix &&
+		     state == IB_PORT_ACTIVE)) {
+			*sgid = gid;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * xcma_device_acquire_ib - attach an id that resolves an AF_IB address
+ * @xid: the id, no device
+ * @dgid: the destination GID
+ * @pkey: the destination's partition, which the port must have
+ * @sgid: set to the source GID on success
+ *
+ * As in-tree cma_resolve_ib_dev(): the first IB port with @pkey whose GID
+ * table holds @dgid, or a GID of its subnet while the port is active. No
+ * GID attribute is held (the in-tree CM holds none for AF_IB either).
+ *
+ * Return: 0, or -ENODEV if no port will do.
+ */
+int xcma_device_acquire_ib(struct xcma_id *xid, const union ib_gid *dgid,
+			   u16 pkey, union ib_gid *sgid)
+{
+	struct xcma_device *dev;
+	int ret = -ENODEV;
+	u16 index;
+	u32 port;
+
+	mutex_lock(&devices_lock);
+	list_for_each_entry(dev, &devices, list) {
+		rdma_for_each_port(dev->ibdev, port) {
+			if (xcma_transport(dev->ibdev, port) != XCMA_TRANSPORT_IB)
+				continue;
+			if (xcma_ops->find_cached_pkey(dev->ibdev, port, pkey,
+						       &index))
+				continue;
+			if (!ib_port_gid(dev->ibdev, port, dgid, sgid))
+				continue;
+			ret = xcma_id_attach(xid, dev);
+			if (ret)
+				goto out;
+			xid->id.device = dev->ibdev;
+			xid->id.port_num = port;
+			xcma_id_track(xid);
+			goto out;
+		}
+	}
+out:
 	mutex_unlock(&devices_lock);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 
 #include "addr.h"
@@ -276,6 +277,33 @@ struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr)
 	return net;
 }
 
+/*
+ * The addresses of a connection to an AF_IB listener, from the REQ's
+ * path as ib_cm turned it for us (in-tree cma_save_ib_info()): ours is
+ * the path's source GID with the service ID the REQ was sent to, under a
+ * full mask; the peer's its destination GID.
+ */
+static void ib_addrs(const struct sa_path_rec *path,
+		     struct sockaddr_storage *local,
+		     struct sockaddr_storage *remote)
+{
+	struct sockaddr_ib *l = (struct sockaddr_ib *)local;
+	struct sockaddr_ib *r = (struct sockaddr_ib *)remote;
+
+	memset(local, 0, sizeof(*local));
+	memset(remote, 0, sizeof(*remote));
+	l->sib_family = AF_IB;
+	l->sib_pkey = path->pkey;
+	l->sib_flowinfo = path->flow_label;
+	memcpy(&l->sib_addr, &path->sgid, sizeof(path->sgid));
+	l->sib_sid = path->service_id;
+	l->sib_sid_mask = cpu_to_be64(~0ULL);
+	r->sib_family = AF_IB;
+	r->sib_pkey = path->pkey;
+	r->sib_flowinfo = path->flow_label;
+	memcpy(&r->sib_addr, &path->dgid, sizeof(path->dgid));
+}
+
 /**
  * xcma_ib_req_handler - ib_cm listen callback: a REQ for one of our ports
  * @cm_id: the new ib_cm id of the connection
@@ -304,14 +332,21 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_wire_hdr_decode(ib_event->private_data,
 				   IB_CM_REQ_PRIVATE_DATA_SIZE, sid, &local,
 				   &remote);
-	if (ret)
+	if (ret && ret != -EAFNOSUPPORT)
 		return ret;
-	net = xcma_ib_gid_net(req->ppath_sgid_attr);
-	if (!net)
-		return -EINVAL;
-	listener = xcma_listen_find(net, cm_id->device, sid,
-				    ib_event->private_data);
-	put_net(net);
+	if (ret) {
+		/* no IP header: for an AF_IB listener (cma_get_net_dev()) */
+		listener = xcma_listen_find_ib(cm_id->device, req->port, sid);
+		if (listener)
+			ib_addrs(req->primary_path, &local, &remote);
+	} else {
+		net = xcma_ib_gid_net(req->ppath_sgid_attr);
+		if (!net)
+			return -EINVAL;
+		listener = xcma_listen_find(net, cm_id->device, sid,
+					    ib_event->private_data);
+		put_net(net);
+	}
 	if (!listener)
 		return -EINVAL;
 	trace_cm_req_handler(listener, ib_event->event);

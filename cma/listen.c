@@ -92,18 +92,27 @@ void xcma_listen_stop(struct xcma_id *xid)
 
 struct find_arg {
 	struct ib_device *ibdev;
+	u32 port;
 	const struct xcma_wire_hdr *hdr;
 };
 
-/* port lock (and listen_lock) held */
+/*
+ * port lock (and listen_lock) held. A REQ without an IP header (@hdr
+ * NULL) is for an AF_IB listener of any port of the device or of its
+ * own (in-tree cma_match_net_dev() without a netdev).
+ */
 static bool match_listener(struct xcma_port_binding *b, void *arg)
 {
 	struct xcma_id *xid = container_of(b, struct xcma_id, bind);
 	struct find_arg *f = arg;
 
 	lockdep_assert_held(&listen_lock);
-	return xid->listen_cm_id && xid->id.device == f->ibdev &&
-	       xcma_wire_hdr_match(f->hdr, xcma_id_src(xid), b->afonly);
+	if (!xid->listen_cm_id || xid->id.device != f->ibdev)
+		return false;
+	if (!f->hdr)
+		return xcma_id_src(xid)->sa_family == AF_IB &&
+		       (!xid->id.port_num || xid->id.port_num == f->port);
+	return xcma_wire_hdr_match(f->hdr, xcma_id_src(xid), b->afonly);
 }
 
 /**
@@ -136,6 +145,37 @@ struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 	return xid;
 }
 EXPORT_SYMBOL_NS_GPL(xcma_listen_find, XCMA_INTERNAL);
+
+/**
+ * xcma_listen_find_ib - the AF_IB listener a REQ without IP header is for
+ * @ibdev: the device the REQ came in on
+ * @port: its port
+ * @service_id: its service ID
+ *
+ * Such a REQ has no netdev to take a namespace from: init_net's
+ * listeners, as in-tree (cma_ib_id_from_event()).
+ *
+ * Return: the listener with a reference the caller must put, or NULL.
+ */
+struct xcma_id *xcma_listen_find_ib(struct ib_device *ibdev, u32 port,
+				    __be64 service_id)
+{
+	struct find_arg f = { .ibdev = ibdev, .port = port };
+	struct xcma_port_binding *b;
+	struct xcma_id *xid = NULL;
+
+	mutex_lock(&listen_lock);
+	b = xcma_port_find(&init_net, xcma_wire_service_id_ps(service_id),
+			   ntohs(xcma_wire_service_id_port(service_id)),
+			   match_listener, &f);
+	if (b) {
+		xid = container_of(b, struct xcma_id, bind);
+		xcma_fsm_id_get(&xid->life.fsm);
+	}
+	mutex_unlock(&listen_lock);
+	return xid;
+}
+EXPORT_SYMBOL_NS_GPL(xcma_listen_find_ib, XCMA_INTERNAL);
 
 /**
  * xcma_listen_child - ctx ops->listen_child: a wildcard listener's child

@@ -23,4 +23,7 @@ struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
 		      struct xcma_life_id **child);
 
+struct xcma_id *xcma_listen_find_ib(struct ib_device *ibdev, u32 port,
+				    __be64 service_id);
+
 #endif /* XCMA_LISTEN_H */

@@ -36,6 +36,8 @@
 #include <net/ip.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <rdma/ib.h>
+#include <rdma/rdma_cm.h>
 
 #include "addr.h"
 #include "port.h"
@@ -285,6 +287,43 @@ bool xcma_port_default_afonly(struct net *net, sa_family_t family)
 }
 EXPORT_SYMBOL_NS_GPL(xcma_port_default_afonly, XCMA_INTERNAL);
 
+/*
+ * The port space of an AF_IB address: the one its service ID names, as
+ * far as the mask covers the port space bits, among those the id's own
+ * port space admits (RDMA_PS_IB admits the three, RDMA_PS_TCP and
+ * RDMA_PS_UDP only their own). On success the service ID is rewritten to
+ * name that space and its mask to cover it (in-tree cma_select_ib_ps()).
+ * Return: the port space, or 0 if there is none (bind's -EPROTONOSUPPORT).
+ */
+static enum rdma_ucm_port_space ib_port_space(struct sockaddr_ib *sib,
+					      enum rdma_ucm_port_space id_ps)
+{
+	static const struct {
+		enum rdma_ucm_port_space ps;
+		u64 sid;
+	} spaces[] = {
+		{ RDMA_PS_IB, RDMA_IB_IP_PS_IB },
+		{ RDMA_PS_TCP, RDMA_IB_IP_PS_TCP },
+		{ RDMA_PS_UDP, RDMA_IB_IP_PS_UDP },
+	};
+	u64 mask = be64_to_cpu(sib->sib_sid_mask) & RDMA_IB_IP_PS_MASK;
+	u64 sid = be64_to_cpu(sib->sib_sid) & mask;
+	u16 port = ntohs(xcma_addr_get_port((struct sockaddr *)sib));
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(spaces); i++) {
+		if (id_ps != RDMA_PS_IB && id_ps != spaces[i].ps)
+			continue;
+		if (sid != (spaces[i].sid & mask))
+			continue;
+		sib->sib_sid = cpu_to_be64(spaces[i].sid | port);
+		sib->sib_sid_mask = cpu_to_be64(RDMA_IB_IP_PS_MASK |
+						be64_to_cpu(sib->sib_sid_mask));
+		return spaces[i].ps;
+	}
+	return 0;
+}
+
 /**
  * xcma_port_bind() - take the port of the id's source address
  * @b: an unbound binding
@@ -292,11 +331,14 @@ EXPORT_SYMBOL_NS_GPL(xcma_port_default_afonly, XCMA_INTERNAL);
  *
  * Port 0 in the source address asks for an ephemeral port. On success the
  * port is written into the source address. The source and destination
- * families must have been set (the destination may be the wildcard).
+ * families must have been set (the destination may be the wildcard). An
+ * AF_IB address binds in the port space its service ID names (see
+ * ib_port_space()), its port the low 16 bits of the service ID.
  *
  * Context: takes port_lock; may sleep.
- * Return: 0; -EAFNOSUPPORT unless the source is AF_INET or AF_INET6;
- * -EPROTONOSUPPORT for an unknown port space; -EACCES for a port below
+ * Return: 0; -EAFNOSUPPORT for a family other than AF_INET, AF_INET6 and
+ * AF_IB; -EPROTONOSUPPORT for an unknown port space, or an AF_IB service
+ * ID outside the spaces the id's admits; -EACCES for a port below
  * PROT_SOCK without CAP_NET_BIND_SERVICE; -EADDRINUSE or -EADDRNOTAVAIL
  * on a conflict or when no ephemeral port is left; -ENOMEM.
  */
@@ -307,7 +349,7 @@ int xcma_port_bind(struct xcma_port_binding *b, enum rdma_ucm_port_space ps)
 
 	if (WARN_ON_ONCE(b->entry))
 		return -EINVAL;
-	if (family != AF_INET && family != AF_INET6)
+	if (family != AF_INET && family != AF_INET6 && family != AF_IB)
 		return -EAFNOSUPPORT;
 	switch (ps) {
 	case RDMA_PS_TCP:
@@ -320,6 +362,13 @@ int xcma_port_bind(struct xcma_port_binding *b, enum rdma_ucm_port_space ps)
 	}
 
 	mutex_lock(&port_lock);
+	if (family == AF_IB) {
+		ps = ib_port_space((struct sockaddr_ib *)src_of(b), ps);
+		if (!ps) {
+			mutex_unlock(&port_lock);
+			return -EPROTONOSUPPORT;
+		}
+	}
 	if (xcma_addr_is_any_port(src_of(b)))
 		ret = bind_any_port(b, ps);
 	else

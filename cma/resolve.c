@@ -16,6 +16,7 @@
 #include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <net/route.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
 #include <rdma/rdma_cm_ib.h>
@@ -34,21 +35,35 @@
  * id it is written only once the state machine let the bind through: a
  * refused call must not touch a live id (in-tree 22e9f71072fa).
  */
+/*
+ * An AF_IB address is its own hardware address: its GID and pkey, as an
+ * IPoIB address's would be (in-tree cma_translate_ib()).
+ */
+static void translate_ib(const struct sockaddr_ib *sib,
+			 struct rdma_dev_addr *da)
+{
+	da->dev_type = ARPHRD_INFINIBAND;
+	rdma_addr_set_sgid(da, (union ib_gid *)&sib->sib_addr);
+	ib_addr_set_pkey(da, ntohs(sib->sib_pkey));
+}
+
 static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 		     const struct sockaddr *daddr, const int *dev_if)
 {
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
 	struct sockaddr_storage old_src, old_dst;
-	int bound_dev_if, old_dev_if;
+	struct rdma_dev_addr old_da;
+	int bound_dev_if;
 	int ret;
 
-	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6 &&
+	    addr->sa_family != AF_IB)
 		return -EAFNOSUPPORT;
 	ret = xcma_id_transition(xid, XCMA_EV_BIND);
 	if (ret)
 		return ret;
-	old_dev_if = da->bound_dev_if;
-	bound_dev_if = dev_if ? *dev_if : old_dev_if;
+	old_da = *da;
+	bound_dev_if = dev_if ? *dev_if : da->bound_dev_if;
 	ret = xcma_addr_check_linklocal(addr, &bound_dev_if);
 	if (ret)
 		goto err_state;
@@ -71,7 +86,12 @@ static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 	 */
 	da->bound_dev_if = bound_dev_if;
 	if (!xcma_addr_is_any(addr)) {
-		ret = xcma_ops->translate_ip(addr, da);
+		if (addr->sa_family == AF_IB) {
+			translate_ib((const struct sockaddr_ib *)addr, da);
+			ret = 0;
+		} else {
+			ret = xcma_ops->translate_ip(addr, da);
+		}
 		if (!ret)
 			ret = xcma_device_acquire(xid);
 		if (ret)
@@ -90,7 +110,8 @@ err_dev:
 err_addr:
 	xid->id.route.addr.src_addr = old_src;
 	xid->id.route.addr.dst_addr = old_dst;
-	da->bound_dev_if = old_dev_if;
+	/* what the translation wrote; the device is released by now */
+	*da = old_da;
 err_state:
 	if (xcma_id_transition(xid, XCMA_EV_BIND_UNDO))
 		pr_debug("xcma: bind undo refused\n");
@@ -100,13 +121,16 @@ err_state:
 /**
  * rdma_bind_addr - bind an id to a source address and port
  * @id: the id, IDLE
- * @addr: AF_INET or AF_INET6; port 0 picks an ephemeral port
+ * @addr: AF_INET, AF_INET6 or AF_IB; port 0 (for AF_IB the port bits of
+ *	the service ID under its mask) picks an ephemeral port
  *
- * A specific address also attaches the id to the device that has it.
+ * A specific address also attaches the id to the device that has it; an
+ * AF_IB address's service ID picks the port space (see port.c).
  *
  * Return: 0; -EAFNOSUPPORT for another family; -EINVAL unless IDLE or for
  * a link-local address without scope; the port errnos of port.c; -ENODEV
- * or -EADDRNOTAVAIL if no RDMA device has the address.
+ * or -EADDRNOTAVAIL if no RDMA device has the address (-ENODEV for an
+ * AF_IB GID that no IB port has).
  */
 int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
@@ -178,6 +202,9 @@ static void set_loopback(struct sockaddr_storage *ss)
 	if (ss->ss_family == AF_INET)
 		((struct sockaddr_in *)ss)->sin_addr.s_addr =
 			htonl(INADDR_LOOPBACK);
+	else if (ss->ss_family == AF_IB)
+		ib_addr_set(&((struct sockaddr_ib *)ss)->sib_addr, 0, 0, 0,
+			    htonl(1));
 	else
 		ipv6_addr_set(&((struct sockaddr_in6 *)ss)->sin6_addr, 0, 0, 0,
 			      htonl(1));
@@ -216,6 +243,42 @@ static int resolve_loopback(struct xcma_id *xid)
 	return 0;
 }
 
+/*
+ * An AF_IB destination names its GID: the id takes an IB port that can
+ * reach it (xcma_device_acquire_ib()) unless bound to one, and its
+ * source GID from there; ADDR_RESOLVED follows from a work item, no
+ * neighbour to resolve (in-tree cma_resolve_ib_addr()).
+ */
+static int resolve_ib(struct xcma_id *xid)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	struct sockaddr_ib *dst = (struct sockaddr_ib *)xcma_id_dst(xid);
+	struct sockaddr_storage src;
+	union ib_gid sgid;
+	int ret;
+
+	if (!xid->id.device) {
+		ret = xcma_device_acquire_ib(xid, (union ib_gid *)&dst->sib_addr,
+					     ntohs(dst->sib_pkey), &sgid);
+		if (ret)
+			return ret;
+		src = xid->id.route.addr.src_addr;
+		memcpy(&((struct sockaddr_ib *)&src)->sib_addr, &sgid,
+		       sizeof(sgid));
+		/* an AF_IB address: cannot fail */
+		ret = xcma_port_set_src(&xid->bind, (struct sockaddr *)&src);
+		if (ret)
+			return ret;
+		translate_ib((struct sockaddr_ib *)&src, da);
+	}
+	rdma_addr_set_dgid(da, (union ib_gid *)&dst->sib_addr);
+	/* the work item's reference; cancel gives it back if it never runs */
+	xcma_fsm_id_get(&xid->life.fsm);
+	WRITE_ONCE(xid->work_event, XCMA_EV_ADDR_RESOLVED);
+	queue_work(system_unbound_wq, &xid->work);
+	return 0;
+}
+
 static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
 			    const struct sockaddr *dst)
 {
@@ -226,6 +289,9 @@ static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
 		return bind_addr(xid, src, dst, NULL);
 	/* no source: the wildcard of the destination's family */
 	any.ss_family = dst->sa_family;
+	if (dst->sa_family == AF_IB)
+		((struct sockaddr_ib *)&any)->sib_pkey =
+			((const struct sockaddr_ib *)dst)->sib_pkey;
 	if (dst->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *d6 = (const void *)dst;
 		struct sockaddr_in6 *s6 = (void *)&any;
@@ -244,11 +310,11 @@ static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
  * rdma_resolve_addr - resolve the destination and the local device
  * @id: the id, IDLE or ADDR_BOUND
  * @src_addr: source address, may be NULL (for an IDLE id)
- * @dst_addr: destination (AF_INET or AF_INET6)
+ * @dst_addr: destination (AF_INET, AF_INET6 or AF_IB)
  * @timeout_ms: for the neighbour resolution
  *
  * A loopback or wildcard destination resolves to a local device (see
- * resolve_loopback()).
+ * resolve_loopback()), an AF_IB one to an IB port (resolve_ib()).
  *
  * Return: 0, then ADDR_RESOLVED or ADDR_ERROR follows; -EINVAL in
  * another state or for mixed families; the errnos of rdma_bind_addr();
@@ -281,6 +347,12 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	}
 	if (xcma_addr_is_any(dst_addr)) {
 		ret = resolve_loopback(xid);
+		if (ret)
+			goto err_state;
+		return 0;
+	}
+	if (dst_addr->sa_family == AF_IB) {
+		ret = resolve_ib(xid);
 		if (ret)
 			goto err_state;
 		return 0;

@@ -16,6 +16,7 @@
 #include <linux/completion.h>
 #include <linux/in6.h>
 #include <linux/slab.h>
+#include <rdma/ib.h>
 #include <rdma/ib_sa.h>
 #include <rdma/ib_user_sa.h>
 
@@ -100,6 +101,7 @@ static void path_request(struct xcma_id *xid, struct sa_path_rec *rec,
 {
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
 	struct sockaddr_in6 *s6;
+	struct sockaddr_ib *sib;
 	u8 tos;
 
 	memset(rec, 0, sizeof(*rec));
@@ -128,6 +130,11 @@ static void path_request(struct xcma_id *xid, struct sa_path_rec *rec,
 	case AF_INET6:
 		s6 = (struct sockaddr_in6 *)xcma_id_src(xid);
 		rec->traffic_class = be32_to_cpu(s6->sin6_flowinfo) >> 20;
+		*mask |= IB_SA_PATH_REC_TRAFFIC_CLASS;
+		break;
+	case AF_IB:
+		sib = (struct sockaddr_ib *)xcma_id_src(xid);
+		rec->traffic_class = be32_to_cpu(sib->sib_flowinfo) >> 20;
 		*mask |= IB_SA_PATH_REC_TRAFFIC_CLASS;
 		break;
 	}

@@ -107,10 +107,10 @@ static const struct port_case port_cases[] = {
 	{ "inet_65535", "0.0.0.0", 65535, 0, 0 },
 	{ "inet6_any", "::1", 0, 0, 0 },
 	{ "inet6_1", "fe80::1%3", 1, 0, 0 },
-	{ "ib_full_mask", "ib:fe80::1", 0x1234, ~0ULL, -EAFNOSUPPORT },
-	{ "ib_ps_mask_only", "ib:fe80::1", 0x1234, 0xffffffffffff0000ULL,
-	  -EAFNOSUPPORT },
-	{ "ib_no_mask", "ib:fe80::1", 0x1234, 0, -EAFNOSUPPORT },
+	/* AF_IB: the port goes into the service ID (in-tree cma_bind_port()) */
+	{ "ib_full_mask", "ib:fe80::1", 0x1234, ~0ULL, 0 },
+	{ "ib_ps_mask_only", "ib:fe80::1", 0x1234, 0xffffffffffff0000ULL, 0 },
+	{ "ib_no_mask", "ib:fe80::1", 0x1234, 0, 0 },
 	{ "unix", "unix", 0, 0, -EAFNOSUPPORT },
 };
 
@@ -139,6 +139,14 @@ static void addr_port(struct kunit *test)
 	if (!c->set) {
 		KUNIT_EXPECT_EQ(test, ntohs(xcma_addr_get_port(sa)), 5000);
 		KUNIT_EXPECT_FALSE(test, xcma_addr_is_any_port(sa));
+	}
+	if (!c->set && ss.ss_family == AF_IB) {
+		struct sockaddr_ib *sib = (struct sockaddr_ib *)&ss;
+
+		/* the bits above the port stay as far as the mask kept them */
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid),
+				(0x0000000001060000ULL & c->ib_mask) | 5000);
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid_mask), ~0ULL);
 	}
 }
 

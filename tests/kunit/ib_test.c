@@ -20,6 +20,8 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <net/ip.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_sa.h>
@@ -203,9 +205,14 @@ static int esa_send_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
 	return 0;
 }
 
+/* a partition the emulated IB port is not a member of */
+#define ESA_NO_PKEY 0x7777
+
 static int esa_find_pkey(struct ib_device *dev, u32 port, u16 pkey,
 			 u16 *index)
 {
+	if (pkey == ESA_NO_PKEY)
+		return -ENOENT;
 	esa_pkey_asked = pkey;
 	*index = ESA_PKEY_INDEX;
 	return 0;
@@ -963,6 +970,498 @@ static void ib_route_to_qp_attr(struct kunit *test)
 	ib_destroy(test, id);
 }
 
+/* ---- AF_IB addresses ---- */
+
+/*
+ * rxe0's first GID (port 1) stands for the emulated IB port's GID: the
+ * emulation finds it as a GID of type IB without a netdev, as ib_core
+ * would on an IB port (in-tree cma_validate_port() asks for just that).
+ */
+#define AFIB_PORT 18702
+#define AFIB_PKEY 0xffff
+
+static union ib_gid afib_gid;
+static int afib_gid_asks;
+
+static const struct ib_gid_attr *
+afib_find_gid(struct ib_device *dev, const union ib_gid *gid,
+	      enum ib_gid_type type, u32 port, struct net_device *ndev)
+{
+	if (type == IB_GID_TYPE_IB && !ndev &&
+	    !memcmp(gid, &afib_gid, sizeof(*gid)) &&
+	    esa_transport(dev, port) == XCMA_TRANSPORT_IB) {
+		afib_gid_asks++;
+		return xcma_kernel_ops.get_gid_attr(dev, port, 0);
+	}
+	return xcma_kernel_ops.find_gid_by_port(dev, gid, type, port, ndev);
+}
+
+/* the emulation, with rxe0's GID found as an IB port's (@ib: else RoCE) */
+static void afib_install(struct kunit *test, bool ib)
+{
+	struct ib_device *dev;
+
+	dev = ib_device_get_by_name("rxe0", RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test, xcma_kernel_ops.query_gid(dev, 1, 0, &afib_gid),
+			0);
+	ib_device_put(dev);
+	afib_gid_asks = 0;
+	esa_install(test, ESA_ANSWER);
+	esa_ops.find_gid_by_port = afib_find_gid;
+	if (!ib)
+		esa_ops.port_transport = xcma_kernel_ops.port_transport;
+}
+
+static void afib_addr(struct sockaddr_storage *ss, const union ib_gid *gid,
+		      u16 pkey, u64 sid, u64 mask)
+{
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sib->sib_family = AF_IB;
+	sib->sib_pkey = htons(pkey);
+	if (gid)
+		memcpy(&sib->sib_addr, gid, sizeof(*gid));
+	sib->sib_sid = cpu_to_be64(sid);
+	sib->sib_sid_mask = cpu_to_be64(mask);
+}
+
+static struct rdma_cm_id *afib_new_id(struct kunit *test, struct side *s,
+				      enum rdma_ucm_port_space ps)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, cm_handler, s, ps, IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	return id;
+}
+
+static struct sockaddr_ib *afib_src(struct rdma_cm_id *id)
+{
+	return (struct sockaddr_ib *)&id->route.addr.src_addr;
+}
+
+/*
+ * rdma_bind_addr() of rxe0's GID, service id given or left to the CM:
+ * the id is on the emulated IB port (cma_acquire_dev_by_src_ip() over
+ * cma_translate_ib(): device, port, the address's GID and pkey as its
+ * hardware address), holds the port of the IB port space, and its
+ * service id is the space's prefix and the port under a full mask
+ * (cma_select_ib_ps(), cma_bind_port()), which rdma_get_service_id()
+ * returns.
+ */
+static void ib_afib_bind(struct kunit *test)
+{
+	bool given = *(const bool *)test->param_value;
+	struct rdma_dev_addr *da;
+	struct sockaddr_storage a;
+	struct rdma_cm_id *id;
+	union ib_gid sgid;
+	u64 sid;
+	u16 port;
+	int low, high;
+
+	afib_install(test, true);
+	id = afib_new_id(test, cm_new_side(test), RDMA_PS_IB);
+	da = &id->route.addr.dev_addr;
+	if (given)
+		afib_addr(&a, &afib_gid, AFIB_PKEY,
+			  RDMA_IB_IP_PS_IB | AFIB_PORT, ~0ULL);
+	else
+		afib_addr(&a, &afib_gid, AFIB_PKEY, 0, 0);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_ADDR_BOUND);
+	KUNIT_ASSERT_NOT_NULL(test, id->device);
+	KUNIT_EXPECT_STREQ(test, dev_name(&id->device->dev), "rxe0");
+	KUNIT_EXPECT_EQ(test, id->port_num, 1);
+	KUNIT_EXPECT_EQ(test, afib_gid_asks, 1);
+	KUNIT_EXPECT_EQ(test, da->dev_type, ARPHRD_INFINIBAND);
+	rdma_addr_get_sgid(da, &sgid);
+	KUNIT_EXPECT_EQ(test, memcmp(&sgid, &afib_gid, sizeof(sgid)), 0);
+	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(da), AFIB_PKEY);
+	KUNIT_EXPECT_EQ(test, afib_src(id)->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&afib_src(id)->sib_addr, &afib_gid,
+				     sizeof(afib_gid)), 0);
+
+	sid = be64_to_cpu(afib_src(id)->sib_sid);
+	port = sid & 0xffff;
+	KUNIT_EXPECT_EQ(test, sid & RDMA_IB_IP_PS_MASK, RDMA_IB_IP_PS_IB);
+	if (given) {
+		KUNIT_EXPECT_EQ(test, port, AFIB_PORT);
+	} else {
+		inet_get_local_port_range(&init_net, &low, &high);
+		KUNIT_EXPECT_GE(test, port, low);
+		KUNIT_EXPECT_LE(test, port, high);
+	}
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(afib_src(id)->sib_sid_mask), ~0ULL);
+	a = id->route.addr.src_addr;
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(rdma_get_service_id(id, (struct sockaddr *)&a)),
+			sid);
+	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, RDMA_PS_IB, port), 1U);
+	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, RDMA_PS_TCP, port),
+			0U);
+	ib_destroy(test, id);
+	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, RDMA_PS_IB, port), 0U);
+}
+
+static const bool afib_given[] = { true, false };
+
+static void afib_given_desc(const bool *given, char *desc)
+{
+	strscpy(desc, *given ? "sid_given" : "sid_assigned",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(afib_given, afib_given, afib_given_desc);
+
+enum afib_op {
+	AFIB_BIND,		/* rdma_bind_addr() */
+	AFIB_RESOLVE,		/* rdma_resolve_addr(), no source */
+	AFIB_RESOLVE_INET_SRC,	/* rdma_resolve_addr() from 10.99.0.1 */
+};
+
+enum afib_gid_kind {
+	AFIB_GID_RXE0,		/* the emulated IB port's GID */
+	AFIB_GID_NONE,		/* in its subnet, on no port */
+	AFIB_GID_FAR,		/* 2001:db8::/64: no port's (fec0::/64 is */
+				/* eth0's from QEMU, hence rxe0's) */
+};
+
+struct afib_bad_case {
+	const char *name;
+	bool ib;		/* rxe0's port 1 is IB (else RoCE, as it is) */
+	enum rdma_ucm_port_space ps;
+	enum afib_op op;
+	enum afib_gid_kind gid;
+	u16 pkey;
+	u64 sid;
+	u64 mask;
+	int ret;
+	unsigned int state;	/* the id's after the refusal */
+};
+
+#define AFIB_SID_IB (RDMA_IB_IP_PS_IB | AFIB_PORT)
+#define AFIB_SID_TCP (RDMA_IB_IP_PS_TCP | AFIB_PORT)
+
+/*
+ * Bad AF_IB input: the in-tree errno, where cma.c (6.12) returns it, and
+ * nothing held: no device, no port, the id IDLE (ADDR_BOUND for a
+ * resolve that got past the bind, as rdma_resolve_addr()'s err label).
+ */
+static const struct afib_bad_case afib_bad_cases[] = {
+	/*
+	 * cma_acquire_dev_by_src_ip(): cma_validate_port() skips a RoCE port
+	 * for an ARPHRD_INFINIBAND address (from cma_translate_ib())
+	 */
+	{ "bind_on_roce_port", false, RDMA_PS_IB, AFIB_BIND, AFIB_GID_RXE0,
+	  AFIB_PKEY, AFIB_SID_IB, ~0ULL, -ENODEV, XCMA_FSM_IDLE },
+	/* the same, no IB port has the GID */
+	{ "bind_gid_of_no_port", true, RDMA_PS_IB, AFIB_BIND, AFIB_GID_NONE,
+	  AFIB_PKEY, AFIB_SID_IB, ~0ULL, -ENODEV, XCMA_FSM_IDLE },
+	/* cma_get_port(): cma_select_ib_ps() finds no space, the rest below */
+	{ "bind_tcp_id_sid_ib", true, RDMA_PS_TCP, AFIB_BIND, AFIB_GID_RXE0,
+	  AFIB_PKEY, AFIB_SID_IB, ~0ULL, -EPROTONOSUPPORT, XCMA_FSM_IDLE },
+	{ "bind_udp_id_sid_tcp", true, RDMA_PS_UDP, AFIB_BIND, AFIB_GID_RXE0,
+	  AFIB_PKEY, AFIB_SID_TCP, ~0ULL, -EPROTONOSUPPORT, XCMA_FSM_IDLE },
+	{ "bind_ipoib_id", true, RDMA_PS_IPOIB, AFIB_BIND, AFIB_GID_RXE0,
+	  AFIB_PKEY, AFIB_SID_IB, ~0ULL, -EPROTONOSUPPORT, XCMA_FSM_IDLE },
+	{ "bind_zero_sid", true, RDMA_PS_IB, AFIB_BIND, AFIB_GID_RXE0,
+	  AFIB_PKEY, 0, ~0ULL, -EPROTONOSUPPORT, XCMA_FSM_IDLE },
+	/* the wildcard source binds; cma_resolve_ib_dev() finds no port */
+	{ "resolve_far_gid", true, RDMA_PS_IB, AFIB_RESOLVE, AFIB_GID_FAR,
+	  AFIB_PKEY, AFIB_SID_IB, ~0ULL, -ENODEV, XCMA_FSM_ADDR_BOUND },
+	{ "resolve_pkey_of_no_port", true, RDMA_PS_IB, AFIB_RESOLVE,
+	  AFIB_GID_RXE0, ESA_NO_PKEY, AFIB_SID_IB, ~0ULL, -ENODEV,
+	  XCMA_FSM_ADDR_BOUND },
+	{ "resolve_on_roce_port", false, RDMA_PS_IB, AFIB_RESOLVE,
+	  AFIB_GID_RXE0, AFIB_PKEY, AFIB_SID_IB, ~0ULL, -ENODEV,
+	  XCMA_FSM_ADDR_BOUND },
+	/* resolve_prepare_src(): the source's family is not the destination's */
+	{ "resolve_inet_src", false, RDMA_PS_TCP, AFIB_RESOLVE_INET_SRC,
+	  AFIB_GID_RXE0, AFIB_PKEY, AFIB_SID_TCP, ~0ULL, -EINVAL,
+	  XCMA_FSM_ADDR_BOUND },
+};
+
+KUNIT_ARRAY_PARAM_DESC(afib_bad, afib_bad_cases, name);
+
+static void ib_afib_bad_input(struct kunit *test)
+{
+	const struct afib_bad_case *c = test->param_value;
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage a, src;
+	struct rdma_cm_id *id;
+	union ib_gid gid;
+	int ret;
+
+	afib_install(test, c->ib);
+	gid = afib_gid;
+	if (c->gid == AFIB_GID_NONE)
+		gid.global.interface_id = cpu_to_be64(0x0002c9030000dead);
+	else if (c->gid == AFIB_GID_FAR)
+		gid.global.subnet_prefix = cpu_to_be64(0x20010db800000000);
+	afib_addr(&a, &gid, c->pkey, c->sid, c->mask);
+	id = afib_new_id(test, s, c->ps);
+	switch (c->op) {
+	case AFIB_BIND:
+		ret = rdma_bind_addr(id, (struct sockaddr *)&a);
+		break;
+	case AFIB_RESOLVE:
+		ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&a, 2000);
+		break;
+	default:
+		cm_addr4(&src, "10.99.0.1", 0);
+		ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+					(struct sockaddr *)&a, 2000);
+		break;
+	}
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, cm_state(id), c->state);
+	if (c->op != AFIB_RESOLVE_INET_SRC)
+		KUNIT_EXPECT_NULL(test, id->device);
+	if (c->op == AFIB_BIND) {
+		KUNIT_EXPECT_EQ(test, id->route.addr.src_addr.ss_family, 0);
+		KUNIT_EXPECT_NE(test, id->route.addr.dev_addr.dev_type,
+				ARPHRD_INFINIBAND);
+	}
+	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, RDMA_PS_IB, AFIB_PORT),
+			0U);
+	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, RDMA_PS_TCP,
+					       AFIB_PORT), 0U);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, s->n, 0);
+	ib_destroy(test, id);
+}
+
+/*
+ * rdma_resolve_addr() to rxe0's own GID (AF_IB), from no source or from
+ * a bound AF_IB one, then rdma_resolve_route(): the id takes the IB port
+ * (cma_resolve_ib_dev(): the port with the destination's pkey whose
+ * table holds its GID), its source GID is that port's, ADDR_RESOLVED
+ * follows with no neighbour resolution (cma_resolve_ib_addr()); the path
+ * record request (cma_query_ib_route()) asks for the two GIDs, the
+ * destination's pkey and its service id as given (rdma_get_service_id()),
+ * and the traffic class of the source's flow information.
+ */
+static void ib_afib_resolve_route(struct kunit *test)
+{
+	bool bound = *(const bool *)test->param_value;
+	ib_sa_comp_mask mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+			       IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH |
+			       IB_SA_PATH_REC_REVERSIBLE |
+			       IB_SA_PATH_REC_SERVICE_ID |
+			       IB_SA_PATH_REC_TRAFFIC_CLASS;
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage src, dst;
+	struct rdma_dev_addr *da;
+	struct rdma_cm_id *id;
+	union ib_gid sgid, dgid;
+	u8 tclass = 0;
+
+	esa_rec(&esa.ans[0], 0, 0x0d0e, 4);
+	esa.nans = 1;
+	afib_install(test, true);
+	id = afib_new_id(test, s, RDMA_PS_IB);
+	da = &id->route.addr.dev_addr;
+	if (bound) {
+		afib_addr(&src, &afib_gid, AFIB_PKEY, 0, 0);
+		tclass = 0x5c;
+		((struct sockaddr_ib *)&src)->sib_flowinfo =
+			cpu_to_be32(tclass << 20 | 0x321);
+		KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&src),
+				0);
+	}
+	afib_addr(&dst, &afib_gid, AFIB_PKEY, RDMA_IB_IP_PS_TCP | AFIB_PORT,
+		  ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	KUNIT_ASSERT_NOT_NULL(test, id->device);
+	KUNIT_EXPECT_STREQ(test, dev_name(&id->device->dev), "rxe0");
+	KUNIT_EXPECT_EQ(test, id->port_num, 1);
+	KUNIT_EXPECT_EQ(test, da->dev_type, ARPHRD_INFINIBAND);
+	KUNIT_EXPECT_EQ(test, afib_src(id)->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&afib_src(id)->sib_addr, &afib_gid,
+				     sizeof(afib_gid)), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(afib_src(id)->sib_sid) &
+			RDMA_IB_IP_PS_MASK, RDMA_IB_IP_PS_IB);
+	rdma_addr_get_sgid(da, &sgid);
+	rdma_addr_get_dgid(da, &dgid);
+	KUNIT_EXPECT_EQ(test, memcmp(&sgid, &afib_gid, sizeof(sgid)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &afib_gid, sizeof(dgid)), 0);
+
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_EXPECT_EQ(test, (__force u64)esa.mask, (__force u64)mask);
+	KUNIT_EXPECT_EQ(test, memcmp(&esa.req.sgid, &afib_gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&esa.req.dgid, &afib_gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(esa.req.pkey), AFIB_PKEY);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa.req.service_id),
+			RDMA_IB_IP_PS_TCP | AFIB_PORT);
+	KUNIT_EXPECT_EQ(test, esa.req.traffic_class, tclass);
+	KUNIT_EXPECT_EQ(test, esa.req.numb_path, 1);
+	KUNIT_EXPECT_EQ(test, esa.req.reversible, 1);
+	KUNIT_EXPECT_PTR_EQ(test, esa.dev, id->device);
+	KUNIT_EXPECT_EQ(test, esa.port, id->port_num);
+	expect_rec(test, id->route.path_rec, &esa.ans[0], "path_rec");
+	ib_destroy(test, id);
+}
+
+static const bool afib_bound[] = { false, true };
+
+static void afib_bound_desc(const bool *bound, char *desc)
+{
+	strscpy(desc, *bound ? "bound_src" : "no_src", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(afib_bound, afib_bound, afib_bound_desc);
+
+/* ib_cm's listen, as the listener asked for it, and its answers to REQs */
+static struct {
+	__be64 sid;
+	struct ib_device *dev;
+	ib_cm_handler handler;
+	int mras, rejs;
+} afib_cm;
+
+static struct ib_cm_id *afib_insert_listen(struct ib_device *dev,
+					   ib_cm_handler handler, __be64 sid)
+{
+	afib_cm.sid = sid;
+	afib_cm.dev = dev;
+	afib_cm.handler = handler;
+	return xcma_kernel_ops.insert_listen(dev, handler, sid);
+}
+
+static int afib_send_mra(struct ib_cm_id *cm_id, u8 timeout, const void *data,
+			 u8 len)
+{
+	afib_cm.mras++;
+	return 0;
+}
+
+static int afib_send_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
+			 void *ari, u8 ari_len, const void *data, u8 len)
+{
+	afib_cm.rejs++;
+	return 0;
+}
+
+static int afib_cm_handler(struct ib_cm_id *cm_id,
+			   const struct ib_cm_event *ev)
+{
+	return 0;
+}
+
+/*
+ * A REQ as ib_cm hands it to the listen callback, with the path turned
+ * for the passive side and private data without an IP header (what
+ * cma_get_net_dev() takes for AF_IB).
+ */
+static int afib_req(struct kunit *test, u64 sid, const union ib_gid *peer,
+		    struct ib_cm_id **cm_id)
+{
+	static u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
+	struct sa_path_rec path;
+	struct ib_cm_event ev = {};
+
+	*cm_id = ib_create_cm_id(afib_cm.dev, afib_cm_handler, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(*cm_id));
+	esa_rec(&path, 0, 0x0f0f, 0);
+	path.sgid = afib_gid;
+	path.dgid = *peer;
+	path.service_id = cpu_to_be64(sid);
+	path.pkey = htons(AFIB_PKEY);
+	path.flow_label = cpu_to_be32(0x4242);
+	ev.event = IB_CM_REQ_RECEIVED;
+	ev.param.req_rcvd.primary_path = &path;
+	ev.param.req_rcvd.port = 1;
+	ev.param.req_rcvd.qp_type = IB_QPT_RC;
+	ev.param.req_rcvd.remote_qpn = 0x99;
+	ev.param.req_rcvd.starting_psn = 0x1234;
+	ev.private_data = pdata;
+	return afib_cm.handler(*cm_id, &ev);
+}
+
+/*
+ * rdma_listen() on an AF_IB address (bound to the emulated IB port):
+ * ib_cm listens on its service id (cma_ib_listen() with
+ * rdma_get_service_id()). A REQ without IP header to that service id
+ * reaches it (cma_ib_id_from_event(): no netdev, so AF_IB, init_net's
+ * ids of the service id's port space and port; cma_match_net_dev()); the
+ * new id's addresses are the REQ path's GIDs, its service id the REQ's
+ * (cma_save_ib_info()). A REQ to the next service id finds no listener:
+ * ib_cm is told to reject it, no event.
+ */
+static void ib_afib_listen_req(struct kunit *test)
+{
+	static const union ib_gid peer = { .raw = {
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0,
+		0x30, 0x03 } };
+	struct side *s = cm_new_side(test);
+	struct sockaddr_ib *lsib, *rsib;
+	struct sockaddr_storage a;
+	struct ib_cm_id *cm_id;
+	struct rdma_cm_id *id, *conn;
+	u64 sid = RDMA_IB_IP_PS_IB | 18704;
+
+	memset(&afib_cm, 0, sizeof(afib_cm));
+	afib_install(test, true);
+	esa_ops.insert_listen = afib_insert_listen;
+	esa_ops.send_mra = afib_send_mra;
+	esa_ops.send_rej = afib_send_rej;
+	id = afib_new_id(test, s, RDMA_PS_IB);
+	s->listener = id;
+	s->action = REQ_KEEP;
+	afib_addr(&a, &afib_gid, AFIB_PKEY, sid, ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(afib_cm.sid), sid);
+	KUNIT_ASSERT_PTR_EQ(test, afib_cm.dev, id->device);
+	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
+
+	/* the next service id: nobody's */
+	KUNIT_EXPECT_NE(test, afib_req(test, sid + 1, &peer, &cm_id), 0);
+	ib_destroy_cm_id(cm_id);
+	KUNIT_EXPECT_EQ(test, s->cn, 0);
+	KUNIT_EXPECT_NULL(test, s->conn);
+
+	KUNIT_ASSERT_EQ(test, afib_req(test, sid, &peer, &cm_id), 0);
+	KUNIT_ASSERT_EQ(test, s->cn, 1);
+	KUNIT_EXPECT_EQ(test, s->cev[0], RDMA_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_EXPECT_EQ(test, afib_cm.mras, 1);
+	conn = s->conn;
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	KUNIT_EXPECT_EQ(test, conn->ps, RDMA_PS_IB);
+	KUNIT_EXPECT_PTR_EQ(test, conn->device, id->device);
+	KUNIT_EXPECT_EQ(test, conn->port_num, 1);
+	lsib = (struct sockaddr_ib *)&conn->route.addr.src_addr;
+	rsib = (struct sockaddr_ib *)&conn->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, lsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid), sid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid_mask), ~0ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(&lsib->sib_addr, &afib_gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(lsib->sib_pkey), AFIB_PKEY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(lsib->sib_flowinfo), 0x4242);
+	KUNIT_EXPECT_EQ(test, rsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&rsib->sib_addr, &peer, 16), 0);
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(rdma_get_service_id(conn, (struct sockaddr *)lsib)),
+			sid);
+	/*
+	 * The conn id owns cm_id now and destroys it; the REJ for a REQ
+	 * not answered is ib_cm's to send then (cm_destroy_id()), not the
+	 * CM's.
+	 */
+	rdma_destroy_id(conn);
+	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
+	ib_destroy(test, id);
+}
+
 static int probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	return 0;
@@ -1011,6 +1510,10 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE(ib_set_ib_path),
 	KUNIT_CASE_PARAM(ib_ipoib_resolve, ipoib_gen_params),
 	KUNIT_CASE(ib_ipoib_ethernet_address),
+	KUNIT_CASE_PARAM(ib_afib_bind, afib_given_gen_params),
+	KUNIT_CASE_PARAM(ib_afib_bad_input, afib_bad_gen_params),
+	KUNIT_CASE_PARAM(ib_afib_resolve_route, afib_bound_gen_params),
+	KUNIT_CASE(ib_afib_listen_req),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };

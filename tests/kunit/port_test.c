@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <net/ip.h>
 #include <net/net_namespace.h>
+#include <rdma/rdma_cm.h>
 
 #include "../../cma/addr.h"
 #include "../../cma/port.h"
@@ -326,7 +327,8 @@ static const struct ps_case ps_cases[] = {
 	{ "ps_0", "10.0.0.1", 0, -EPROTONOSUPPORT },
 	{ "ps_sdp", "10.0.0.1", 0x0001, -EPROTONOSUPPORT },
 	{ "ps_ffff", "10.0.0.1", 0xffff, -EPROTONOSUPPORT },
-	{ "af_ib", "ib:fe80::1", RDMA_PS_IB, -EAFNOSUPPORT },
+	/* service ID 7000 under a full mask names no port space */
+	{ "af_ib_sid_of_no_space", "ib:fe80::1", RDMA_PS_IB, -EPROTONOSUPPORT },
 	{ "af_unix", "unix", RDMA_PS_TCP, -EAFNOSUPPORT },
 };
 
@@ -342,6 +344,93 @@ static void port_space_select(struct kunit *test)
 	if (!c->ret)
 		KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, c->ps, PORT),
 				1U);
+}
+
+/*
+ * AF_IB: the service ID names the port space, within what the id's own
+ * port space admits (in-tree cma_select_ib_ps(), called from
+ * cma_get_port(), whose 0 becomes rdma_bind_addr()'s -EPROTONOSUPPORT);
+ * the bound service ID is the space's prefix and the port, under a full
+ * mask (cma_bind_port()). @sid, @mask: given; @want_*: bound.
+ */
+struct ib_ps_case {
+	const char *name;
+	enum rdma_ucm_port_space id_ps;
+	u64 sid;
+	u64 mask;
+	int ret;
+	enum rdma_ucm_port_space want_ps;
+	u64 want_sid;		/* 0 with an ephemeral port: prefix only */
+};
+
+#define SID_IB(port) (RDMA_IB_IP_PS_IB | (port))
+#define SID_TCP(port) (RDMA_IB_IP_PS_TCP | (port))
+#define SID_UDP(port) (RDMA_IB_IP_PS_UDP | (port))
+#define MASK_PS RDMA_IB_IP_PS_MASK
+
+static const struct ib_ps_case ib_ps_cases[] = {
+	{ "ib_sid_ib", RDMA_PS_IB, SID_IB(PORT), ~0ULL, 0, RDMA_PS_IB,
+	  SID_IB(PORT) },
+	{ "ib_sid_tcp", RDMA_PS_IB, SID_TCP(PORT), ~0ULL, 0, RDMA_PS_TCP,
+	  SID_TCP(PORT) },
+	{ "ib_sid_udp", RDMA_PS_IB, SID_UDP(PORT), ~0ULL, 0, RDMA_PS_UDP,
+	  SID_UDP(PORT) },
+	{ "tcp_sid_tcp", RDMA_PS_TCP, SID_TCP(PORT), ~0ULL, 0, RDMA_PS_TCP,
+	  SID_TCP(PORT) },
+	{ "udp_sid_udp", RDMA_PS_UDP, SID_UDP(PORT), ~0ULL, 0, RDMA_PS_UDP,
+	  SID_UDP(PORT) },
+	/* no mask at all: RDMA_PS_IB's own space first, an ephemeral port */
+	{ "ib_no_mask", RDMA_PS_IB, 0, 0, 0, RDMA_PS_IB, SID_IB(0) },
+	{ "tcp_no_mask", RDMA_PS_TCP, 0, 0, 0, RDMA_PS_TCP, SID_TCP(0) },
+	/* the space's bits under the mask, the port left to the CM */
+	{ "ib_ps_mask_ephemeral", RDMA_PS_IB, SID_UDP(0), MASK_PS, 0,
+	  RDMA_PS_UDP, SID_UDP(0) },
+	/* the port under the mask, not the space: the id's own space first */
+	{ "ib_port_mask_only", RDMA_PS_IB, PORT, 0xffff, 0, RDMA_PS_IB,
+	  SID_IB(PORT) },
+	{ "tcp_id_sid_ib", RDMA_PS_TCP, SID_IB(PORT), ~0ULL, -EPROTONOSUPPORT },
+	{ "tcp_id_sid_udp", RDMA_PS_TCP, SID_UDP(PORT), ~0ULL,
+	  -EPROTONOSUPPORT },
+	{ "udp_id_sid_tcp", RDMA_PS_UDP, SID_TCP(PORT), ~0ULL,
+	  -EPROTONOSUPPORT },
+	{ "ipoib_id", RDMA_PS_IPOIB, SID_IB(PORT), ~0ULL, -EPROTONOSUPPORT },
+	{ "zero_sid_full_mask", RDMA_PS_IB, 0, ~0ULL, -EPROTONOSUPPORT },
+	{ "sid_of_no_space", RDMA_PS_IB, 0x0000000001230000ULL | PORT, ~0ULL,
+	  -EPROTONOSUPPORT },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ib_ps, ib_ps_cases, name);
+
+static void port_ib_space(struct kunit *test)
+{
+	const struct ib_ps_case *c = test->param_value;
+	struct test_id *id = new_id(test, "ib:fe80::1", 0, NULL, 0);
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)&id->src;
+	struct sockaddr_ib before;
+	u16 port;
+
+	sib->sib_sid = cpu_to_be64(c->sid);
+	sib->sib_sid_mask = cpu_to_be64(c->mask);
+	before = *sib;
+	KUNIT_ASSERT_EQ(test, xcma_port_bind(&id->b, c->id_ps), c->ret);
+	KUNIT_EXPECT_EQ(test, xcma_port_is_bound(&id->b), !c->ret);
+	if (c->ret) {
+		KUNIT_EXPECT_EQ(test, memcmp(sib, &before, sizeof(before)), 0);
+		return;
+	}
+	port = ntohs(xcma_addr_get_port((struct sockaddr *)sib));
+	KUNIT_EXPECT_NE(test, port, 0);
+	if (!(c->want_sid & 0xffff))
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid),
+				c->want_sid | port);
+	else
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid), c->want_sid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sib->sib_sid_mask), ~0ULL);
+	KUNIT_EXPECT_EQ(test, xcma_port_owners(&init_net, c->want_ps, port), 1U);
+	/* the space the service ID names, not the id's */
+	if (c->want_ps != c->id_ps)
+		KUNIT_EXPECT_EQ(test,
+				xcma_port_owners(&init_net, c->id_ps, port), 0U);
 }
 
 /* ephemeral ports */
@@ -620,6 +709,7 @@ static struct kunit_case port_cases[] = {
 	KUNIT_CASE_PARAM(port_listen_recheck, listen_gen_params),
 	KUNIT_CASE_PARAM(port_privileged, priv_gen_params),
 	KUNIT_CASE_PARAM(port_space_select, ps_gen_params),
+	KUNIT_CASE_PARAM(port_ib_space, ib_ps_gen_params),
 	KUNIT_CASE(port_ephemeral_in_range),
 	KUNIT_CASE(port_ephemeral_exhausted),
 	KUNIT_CASE(port_ephemeral_skips_last_used),
