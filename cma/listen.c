@@ -115,6 +115,26 @@ static bool match_listener(struct xcma_port_binding *b, void *arg)
 	return xcma_wire_hdr_match(f->hdr, xcma_id_src(xid), b->afonly);
 }
 
+/* the listener of @service_id in @net that match_listener() takes, held */
+static struct xcma_id *find_listener(struct net *net, __be64 service_id,
+				     struct find_arg *f)
+{
+	struct xcma_port_binding *b;
+	struct xcma_id *xid = NULL;
+
+	mutex_lock(&listen_lock);
+	b = xcma_port_find(net, xcma_wire_service_id_ps(service_id),
+			   ntohs(xcma_wire_service_id_port(service_id)),
+			   match_listener, f);
+	if (b) {
+		xid = container_of(b, struct xcma_id, bind);
+		/* listening, so its destroy has not dropped its last ref */
+		xcma_fsm_id_get(&xid->life.fsm);
+	}
+	mutex_unlock(&listen_lock);
+	return xid;
+}
+
 /**
  * xcma_listen_find - the listener a REQ is for
  * @net: the namespace of the netdev the REQ came in on
@@ -129,20 +149,8 @@ struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 				 const struct xcma_wire_hdr *hdr)
 {
 	struct find_arg f = { .ibdev = ibdev, .hdr = hdr };
-	struct xcma_port_binding *b;
-	struct xcma_id *xid = NULL;
 
-	mutex_lock(&listen_lock);
-	b = xcma_port_find(net, xcma_wire_service_id_ps(service_id),
-			   ntohs(xcma_wire_service_id_port(service_id)),
-			   match_listener, &f);
-	if (b) {
-		xid = container_of(b, struct xcma_id, bind);
-		/* listening, so its destroy has not dropped its last ref */
-		xcma_fsm_id_get(&xid->life.fsm);
-	}
-	mutex_unlock(&listen_lock);
-	return xid;
+	return find_listener(net, service_id, &f);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_listen_find, XCMA_INTERNAL);
 
@@ -161,19 +169,8 @@ struct xcma_id *xcma_listen_find_ib(struct ib_device *ibdev, u32 port,
 				    __be64 service_id)
 {
 	struct find_arg f = { .ibdev = ibdev, .port = port };
-	struct xcma_port_binding *b;
-	struct xcma_id *xid = NULL;
 
-	mutex_lock(&listen_lock);
-	b = xcma_port_find(&init_net, xcma_wire_service_id_ps(service_id),
-			   ntohs(xcma_wire_service_id_port(service_id)),
-			   match_listener, &f);
-	if (b) {
-		xid = container_of(b, struct xcma_id, bind);
-		xcma_fsm_id_get(&xid->life.fsm);
-	}
-	mutex_unlock(&listen_lock);
-	return xid;
+	return find_listener(&init_net, service_id, &f);
 }
 EXPORT_SYMBOL_NS_GPL(xcma_listen_find_ib, XCMA_INTERNAL);
 

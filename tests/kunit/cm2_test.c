@@ -1022,23 +1022,9 @@ static void answer_private_data_too_long(struct kunit *test)
 	rdma_destroy_id(lis);
 }
 
-static int quiet_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	return 0;
-}
-
 static int bind_probe(struct sockaddr_storage *a)
 {
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = rdma_create_id(&init_net, quiet_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)a);
-	rdma_destroy_id(id);
-	return ret;
+	return cm_bind_probe(a, RDMA_PS_TCP, IB_QPT_RC);
 }
 
 /*

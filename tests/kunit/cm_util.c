@@ -182,6 +182,37 @@ unsigned int cm_state(struct rdma_cm_id *id)
 	return xcma_fsm_id_state(&xcma_id_of(id)->life.fsm);
 }
 
+static int cm_quiet(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	return 0;
+}
+
+/**
+ * cm_bind_probe - whether an id of @ps and @qpt binds to @a now
+ * @a: the address
+ * @ps: port space
+ * @qpt: QP type
+ *
+ * A device's GIDs come back a little after it is added again, or after
+ * its netdev's address changed: a suite or case waits with this until
+ * its addresses bind.
+ *
+ * Return: rdma_bind_addr()'s result, or rdma_create_id()'s error.
+ */
+int cm_bind_probe(struct sockaddr_storage *a, enum rdma_ucm_port_space ps,
+		  enum ib_qp_type qpt)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, cm_quiet, NULL, ps, qpt);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)a);
+	rdma_destroy_id(id);
+	return ret;
+}
+
 void cm_addr4(struct sockaddr_storage *ss, const char *ip, u16 port)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;

@@ -82,6 +82,8 @@ bool cm_wait_events(struct side *s, bool conn, int count);
 void cm_expect_events(struct kunit *test, struct side *s, bool conn,
 		      const int *want, int count);
 unsigned int cm_state(struct rdma_cm_id *id);
+int cm_bind_probe(struct sockaddr_storage *a, enum rdma_ucm_port_space ps,
+		  enum ib_qp_type qpt);
 void cm_addr4(struct sockaddr_storage *ss, const char *ip, u16 port);
 void cm_addr6(struct sockaddr_storage *ss, const char *ip, u16 port);
 struct rdma_cm_id *cm_new_id(struct kunit *test, struct side *s,

@@ -1462,23 +1462,9 @@ static void ib_afib_listen_req(struct kunit *test)
 	ib_destroy(test, id);
 }
 
-static int probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	return 0;
-}
-
 static int bind_probe(struct sockaddr_storage *a)
 {
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = rdma_create_id(&init_net, probe_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)a);
-	rdma_destroy_id(id);
-	return ret;
+	return cm_bind_probe(a, RDMA_PS_TCP, IB_QPT_RC);
 }
 
 /* after another suite's removal of rxe0, its GIDs come back a little later */

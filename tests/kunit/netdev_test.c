@@ -82,26 +82,13 @@ static int set_mac(struct net_device *ndev, const u8 *mac)
 	return ret;
 }
 
-static int probe_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	return 0;
-}
-
 /* 10.99.0.1 binds: rxe0 has its IPv4 GID */
 static bool ip_gid_present(void)
 {
 	struct sockaddr_storage a;
-	struct rdma_cm_id *id;
-	int ret;
 
-	id = rdma_create_id(&init_net, probe_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
-		return false;
 	cm_addr4(&a, "10.99.0.1", 0);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
-	rdma_destroy_id(id);
-	return !ret;
+	return !cm_bind_probe(&a, RDMA_PS_TCP, IB_QPT_RC);
 }
 
 /*

@@ -756,24 +756,12 @@ static void rg_expect_clean(struct kunit *test)
 
 /* ---- rxe1 on xr0, for the cases that add or remove a device ---- */
 
-static int rg_quiet(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	return 0;
-}
-
 static int rg_bind_probe(const char *ip)
 {
 	struct sockaddr_storage a;
-	struct rdma_cm_id *id;
-	int ret;
 
-	id = rdma_create_id(&init_net, rg_quiet, NULL, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
 	rg_addr(&a, ip, 0);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
-	rdma_destroy_id(id);
-	return ret;
+	return cm_bind_probe(&a, RDMA_PS_TCP, IB_QPT_RC);
 }
 
 /* wait until @ip binds: the device has its GID */

@@ -863,22 +863,9 @@ static void ud_device_removal(struct kunit *test)
 	cm_expect_rxe0_idle(test);
 }
 
-static int ud_quiet(struct rdma_cm_id *id, struct rdma_cm_event *ev)
-{
-	return 0;
-}
-
 static int ud_bind_probe(struct sockaddr_storage *a)
 {
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = rdma_create_id(&init_net, ud_quiet, NULL, RDMA_PS_UDP, IB_QPT_UD);
-	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)a);
-	rdma_destroy_id(id);
-	return ret;
+	return cm_bind_probe(a, RDMA_PS_UDP, IB_QPT_UD);
 }
 
 /* after another suite's removal of rxe0, its GIDs come back a little later */
