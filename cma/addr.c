@@ -288,11 +288,14 @@ EXPORT_SYMBOL_NS_GPL(xcma_addr_copy, XCMA_INTERNAL);
  * also pins the interface to route through, even with scope id 0 (then
  * routing finds none), as in the in-tree CM; the wildcard source itself
  * passes xcma_addr_check_linklocal().
+ *
+ * Return: true if @bound_dev_if was set.
  */
-void xcma_addr_set_any(struct sockaddr_storage *any,
+bool xcma_addr_set_any(struct sockaddr_storage *any,
 		       const struct sockaddr *like, int *bound_dev_if)
 {
 	const struct sockaddr_in6 *like6;
+	bool pinned = false;
 
 	memset(any, 0, sizeof(*any));
 	any->ss_family = like->sa_family;
@@ -303,14 +306,17 @@ void xcma_addr_set_any(struct sockaddr_storage *any,
 		like6 = (const struct sockaddr_in6 *)like;
 		((struct sockaddr_in6 *)any)->sin6_scope_id = like6->sin6_scope_id;
 		if (bound_dev_if &&
-		    (ipv6_addr_type(&like6->sin6_addr) & IPV6_ADDR_LINKLOCAL))
+		    (ipv6_addr_type(&like6->sin6_addr) & IPV6_ADDR_LINKLOCAL)) {
 			*bound_dev_if = like6->sin6_scope_id;
+			pinned = true;
+		}
 		break;
 	case AF_IB:
 		((struct sockaddr_ib *)any)->sib_pkey =
 			((const struct sockaddr_ib *)like)->sib_pkey;
 		break;
 	}
+	return pinned;
 }
 EXPORT_SYMBOL_NS_GPL(xcma_addr_set_any, XCMA_INTERNAL);
 

@@ -20,7 +20,7 @@ int xcma_addr_set_port(struct sockaddr *addr, __be16 port);
 bool xcma_addr_is_any_port(const struct sockaddr *addr);
 int xcma_addr_cmp(const struct sockaddr *a, const struct sockaddr *b);
 int xcma_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src);
-void xcma_addr_set_any(struct sockaddr_storage *any,
+bool xcma_addr_set_any(struct sockaddr_storage *any,
 		       const struct sockaddr *like, int *bound_dev_if);
 int xcma_addr_check_linklocal(const struct sockaddr *addr, int *bound_dev_if);
 

@@ -30,12 +30,6 @@
 #include "xcma.h"
 
 /*
- * @dev_if, if not NULL, is the interface a link-local destination pins
- * (rdma_resolve_addr() without a source). Like every other field of the
- * id it is written only once the state machine let the bind through: a
- * refused call must not touch a live id (in-tree 22e9f71072fa).
- */
-/*
  * An AF_IB address is its own hardware address: its GID and pkey, as an
  * IPoIB address's would be (in-tree cma_translate_ib()).
  */
@@ -47,6 +41,24 @@ static void translate_ib(const struct sockaddr_ib *sib,
 	ib_addr_set_pkey(da, ntohs(sib->sib_pkey));
 }
 
+/*
+ * ADDR_RESOLVED with nothing to resolve (loopback, AF_IB): from the
+ * work item, which holds a reference; cancel gives it back if it never
+ * runs.
+ */
+static void queue_addr_resolved(struct xcma_id *xid)
+{
+	xcma_fsm_id_get(&xid->life.fsm);
+	WRITE_ONCE(xid->work_event, XCMA_EV_ADDR_RESOLVED);
+	queue_work(system_unbound_wq, &xid->work);
+}
+
+/*
+ * @dev_if, if not NULL, is the interface a link-local destination pins
+ * (rdma_resolve_addr() without a source). Like every other field of the
+ * id it is written only once the state machine let the bind through: a
+ * refused call must not touch a live id (in-tree 22e9f71072fa).
+ */
 static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 		     const struct sockaddr *daddr, const int *dev_if)
 {
@@ -236,10 +248,7 @@ static int resolve_loopback(struct xcma_id *xid)
 	}
 	rdma_addr_get_sgid(da, &gid);
 	rdma_addr_set_dgid(da, &gid);
-	/* the work item's reference; cancel gives it back if it never runs */
-	xcma_fsm_id_get(&xid->life.fsm);
-	WRITE_ONCE(xid->work_event, XCMA_EV_ADDR_RESOLVED);
-	queue_work(system_unbound_wq, &xid->work);
+	queue_addr_resolved(xid);
 	return 0;
 }
 
@@ -272,37 +281,21 @@ static int resolve_ib(struct xcma_id *xid)
 		translate_ib((struct sockaddr_ib *)&src, da);
 	}
 	rdma_addr_set_dgid(da, (union ib_gid *)&dst->sib_addr);
-	/* the work item's reference; cancel gives it back if it never runs */
-	xcma_fsm_id_get(&xid->life.fsm);
-	WRITE_ONCE(xid->work_event, XCMA_EV_ADDR_RESOLVED);
-	queue_work(system_unbound_wq, &xid->work);
+	queue_addr_resolved(xid);
 	return 0;
 }
 
 static int bind_for_resolve(struct xcma_id *xid, struct sockaddr *src,
 			    const struct sockaddr *dst)
 {
-	struct sockaddr_storage any = {};
+	struct sockaddr_storage any;
 	int dev_if;
 
 	if (src && src->sa_family)
 		return bind_addr(xid, src, dst, NULL);
 	/* no source: the wildcard of the destination's family */
-	any.ss_family = dst->sa_family;
-	if (dst->sa_family == AF_IB)
-		((struct sockaddr_ib *)&any)->sib_pkey =
-			((const struct sockaddr_ib *)dst)->sib_pkey;
-	if (dst->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *d6 = (const void *)dst;
-		struct sockaddr_in6 *s6 = (void *)&any;
-
-		s6->sin6_scope_id = d6->sin6_scope_id;
-		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL) {
-			dev_if = d6->sin6_scope_id;
-			return bind_addr(xid, (struct sockaddr *)&any, dst,
-					 &dev_if);
-		}
-	}
+	if (xcma_addr_set_any(&any, dst, &dev_if))
+		return bind_addr(xid, (struct sockaddr *)&any, dst, &dev_if);
 	return bind_addr(xid, (struct sockaddr *)&any, dst, NULL);
 }
 
