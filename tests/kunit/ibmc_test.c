@@ -17,6 +17,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/if_arp.h>
 #include <linux/if_infiniband.h>
 #include <linux/inet.h>
 #include <linux/kthread.h>
@@ -422,8 +423,29 @@ KUNIT_DEFINE_ACTION_WRAPPER(ibmc_destroy_id, rdma_destroy_id,
 			    struct rdma_cm_id *);
 
 /*
+ * The id's hardware addresses as an IPoIB netdev gives them
+ * (rdma_copy_src_l2_addr()): its own, a QPN then the port's GID (the
+ * source GID, rdma_addr_get_sgid()); the broadcast, whose prefix, scope
+ * and pkey the MGIDs are made of.
+ */
+static void ibmc_ipoib_addr(struct kunit *test, struct rdma_cm_id *id)
+{
+	struct rdma_dev_addr *da = &id->route.addr.dev_addr;
+	union ib_gid gid;
+
+	KUNIT_ASSERT_NOT_NULL(test, da->sgid_attr);
+	gid = da->sgid_attr->gid;
+	da->dev_type = ARPHRD_INFINIBAND;
+	memset(da->src_dev_addr, 0, sizeof(da->src_dev_addr));
+	da->src_dev_addr[1] = 0xff; /* the QPN, as an HCA reports one */
+	da->src_dev_addr[3] = 0x48;
+	rdma_addr_set_sgid(da, &gid);
+	memcpy(da->broadcast, ipoib_bcast, sizeof(ipoib_bcast));
+}
+
+/*
  * A UD id of @ps bound to 10.99.0.1 on rxe0, then the emulation in @mode
- * with rxe0 declared IB, and the IPoIB broadcast address. Destroyed by
+ * with rxe0 declared IB, and IPoIB hardware addresses. Destroyed by
  * the case, or at its end before the emulation goes.
  */
 static struct rdma_cm_id *ibmc_id(struct kunit *test, struct ibmc_log *l,
@@ -440,8 +462,7 @@ static struct rdma_cm_id *ibmc_id(struct kunit *test, struct ibmc_log *l,
 	cm_addr4(&src, IBMC_SRC, 0);
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&src), 0);
 	KUNIT_ASSERT_NOT_NULL(test, id->device);
-	memcpy(id->route.addr.dev_addr.broadcast, ipoib_bcast,
-	       sizeof(ipoib_bcast));
+	ibmc_ipoib_addr(test, id);
 	emc_install(test, mode);
 	/* the id goes before the emulation (actions run last first) */
 	kunit_remove_action(test, ibmc_destroy_id, id);
