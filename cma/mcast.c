@@ -517,14 +517,15 @@ static void sa_work(struct work_struct *work)
 		xcma_fsm_id_put(&xid->life.fsm);
 		goto out;
 	}
+	/* refused (destroying, DEVICE_REMOVAL): so would the next answer be */
 	if (xcma_fsm_id_enter(&xid->life.fsm,
 			      a.status ? XCMA_EV_MULTICAST_ERROR :
 					 XCMA_EV_MULTICAST_JOIN,
 			      XCMA_FSM_PUT_REF))
-		goto next;
+		goto out;
 	if (READ_ONCE(mc->left)) {
 		xcma_fsm_id_leave(&xid->life.fsm, 0, XCMA_FSM_PUT_REF);
-		goto next;
+		goto out;
 	}
 	ev.param.ud.private_data = mc->context;
 	ev.status = a.status;
@@ -542,11 +543,11 @@ static void sa_work(struct work_struct *work)
 	ret = xcma_id_call_user(xid, &ev);
 	if (ah)
 		rdma_destroy_ah_attr(&ev.param.ud.ah_attr);
-	xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF);
-next:
+	/* the next answer, while this work still holds the id */
 	spin_lock_irq(&mc->lock);
 	sa_kick(mc);
 	spin_unlock_irq(&mc->lock);
+	xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF);
 out:
 	kref_put(&mc->ref, mc_free);
 }
