@@ -479,14 +479,14 @@ static void ibmc_destroy(struct kunit *test, struct rdma_cm_id *id)
 static struct sockaddr *ibmc_addr(struct sockaddr_storage *ss, int family,
 				  const char *a)
 {
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET)
-		cm_addr4(ss, a, 0);
-	else if (family == AF_INET6)
-		cm_addr6(ss, a, 0);
-	else if (family == AF_IB) {
-		struct sockaddr_ib *sib = (struct sockaddr_ib *)ss;
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)ss;
 
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		cm_addr4(ss, a, 0);
+	} else if (family == AF_INET6) {
+		cm_addr6(ss, a, 0);
+	} else if (family == AF_IB) {
 		sib->sib_family = AF_IB;
 		if (a)
 			in6_pton(a, -1, (u8 *)&sib->sib_addr, -1, NULL);
