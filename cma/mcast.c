@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Multicast on RoCE: rdma_join_multicast() and rdma_leave_multicast().
+ * Multicast on RoCE and InfiniBand: rdma_join_multicast() and
+ * rdma_leave_multicast().
  *
  * A group is joined by the consumer's call: the in-tree checks, the
  * group's GID from its IP address, IPv4 membership (IGMP) on the netdev
@@ -16,6 +17,21 @@
  * drops the id's reference on it; the join work holds a reference of its
  * own, so a group left while its MULTICAST_JOIN is queued is freed by the
  * work, never under it (the in-tree CM freed it under the work once).
+ *
+ * On InfiniBand the join is an MCMember join with the subnet
+ * administrator (ib_sa_join_multicast(), xcma's SA client). ib_sa calls
+ * back once with the join's answer and, after a successful one, maybe
+ * once more with an error (-ENETRESET) until ib_sa_free_multicast() has
+ * returned. The callback never reaches the user itself: it keeps the
+ * answer on the group and queues the group's work item (with references
+ * of its own on the group and the id), which delivers it under the table
+ * as the RoCE join's does; so the callback takes no lock but the group's
+ * spinlock, and ib_sa_free_multicast(), which waits for it, may be called
+ * from anywhere but the callback, the handler mutex held or not. The
+ * group's leave (take or drop, exactly once) marks it left, then frees
+ * the SA membership: exactly once, after which no answer comes, and an
+ * answer that came meanwhile is dropped by the work item. Answers that
+ * come before the group is linked on the id wait for the link.
  */
 #include <linux/atomic.h>
 #include <linux/export.h>
@@ -26,7 +42,9 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
 #include <rdma/rdma_cm.h>
@@ -35,6 +53,7 @@
 #include "id.h"
 #include "mcast.h"
 #include "ops.h"
+#include "sa.h"
 #include "ud.h"
 
 /*
@@ -45,6 +64,38 @@
 
 /* the QP number of a multicast destination */
 #define XCMA_MC_QPN 0xFFFFFF
+
+/* ib_sa calls back at most twice: the join's answer, then an error */
+#define XCMA_MC_ANSWERS 2
+
+/* an SA multicast MGID: ff1x:a01b::/32, taken as it is (as in-tree) */
+#define XCMA_SA_MGID 0xFF10A01B
+#define XCMA_SA_MGID_MASK 0xFFF0FFFF
+
+/* what the in-tree CM asks of every MCMember join, and more for IPoIB */
+#define XCMA_MC_COMP_MASK (IB_SA_MCMEMBER_REC_MGID |			\
+			   IB_SA_MCMEMBER_REC_PORT_GID |		\
+			   IB_SA_MCMEMBER_REC_PKEY |			\
+			   IB_SA_MCMEMBER_REC_JOIN_STATE |		\
+			   IB_SA_MCMEMBER_REC_QKEY |			\
+			   IB_SA_MCMEMBER_REC_SL |			\
+			   IB_SA_MCMEMBER_REC_FLOW_LABEL |		\
+			   IB_SA_MCMEMBER_REC_TRAFFIC_CLASS)
+#define XCMA_MC_COMP_MASK_IPOIB (IB_SA_MCMEMBER_REC_RATE |		\
+				 IB_SA_MCMEMBER_REC_RATE_SELECTOR |	\
+				 IB_SA_MCMEMBER_REC_MTU_SELECTOR |	\
+				 IB_SA_MCMEMBER_REC_MTU |		\
+				 IB_SA_MCMEMBER_REC_HOP_LIMIT)
+
+/**
+ * struct xcma_mc_answer - one callback of ib_sa
+ * @status: its status
+ * @rec: the record it handed over
+ */
+struct xcma_mc_answer {
+	int status;
+	struct ib_sa_mcmember_rec rec;
+};
 
 /**
  * struct xcma_mc - a multicast group of an id
@@ -64,6 +115,13 @@
  * @left: taken off the id; a queued MULTICAST_JOIN goes no further once
  *	it sees this under the id's handler mutex
  * @work: delivers MULTICAST_JOIN or MULTICAST_ERROR
+ * @sa_mc: IB: ib_sa's membership, freed by the leave (constant once the
+ *	join returned)
+ * @lock: IB: protects @linked, @nans, @ntaken and @ans
+ * @linked: IB: on the id's groups; answers wait for it
+ * @nans: IB: answers kept so far
+ * @ntaken: IB: answers taken by the work item
+ * @ans: IB: the answers, in order
  */
 struct xcma_mc {
 	struct xcma_fsm_link link;
@@ -80,6 +138,12 @@ struct xcma_mc {
 	bool igmp;
 	bool left;
 	struct work_struct work;
+	struct ib_sa_multicast *sa_mc;
+	spinlock_t lock; /* see above */
+	bool linked;
+	u8 nans;
+	u8 ntaken;
+	struct xcma_mc_answer ans[XCMA_MC_ANSWERS];
 };
 
 /* groups allocated and not freed yet (KUnit's leak checks) */
@@ -100,6 +164,8 @@ static bool zero_addr(const struct sockaddr *addr)
 {
 	if (addr->sa_family == AF_INET)
 		return ipv4_is_zeronet(((struct sockaddr_in *)addr)->sin_addr.s_addr);
+	if (addr->sa_family == AF_IB)
+		return ib_addr_any(&((struct sockaddr_ib *)addr)->sib_addr);
 	return ipv6_addr_any(&((struct sockaddr_in6 *)addr)->sin6_addr);
 }
 
@@ -212,6 +278,9 @@ static void mc_free(struct kref *ref)
 static void mc_release(struct xcma_mc *mc)
 {
 	WRITE_ONCE(mc->left, true);
+	/* waits for a callback in progress; none comes after it */
+	if (mc->sa_mc)
+		xcma_ops->sa_free_multicast(mc->sa_mc);
 	if (mc->igmp)
 		igmp(mc, mc->xid->id.route.addr.dev_addr.net, false);
 	kref_put(&mc->ref, mc_free);
@@ -280,25 +349,286 @@ out:
 	kref_put(&mc->ref, mc_free);
 }
 
+/* ---- InfiniBand: MCMember joins through ib_sa ---- */
+
+/*
+ * The group's MGID on IB, as in-tree: zero for the wildcard (the SA gives
+ * one), an SA MGID or an AF_IB address as it is, an IP group mapped into
+ * the prefix of the port's IPoIB broadcast address (its scope and pkey),
+ * with the RDMA CM signature for PS_UDP.
+ */
+static void ib_mgid(struct xcma_id *xid, const struct sockaddr *addr,
+		    union ib_gid *mgid)
+{
+	const unsigned char *bcast = xid->id.route.addr.dev_addr.broadcast;
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)addr;
+	unsigned char map[MAX_ADDR_LEN];
+
+	if (zero_addr(addr)) {
+		memset(mgid, 0, sizeof(*mgid));
+		return;
+	}
+	if (addr->sa_family == AF_IB) {
+		memcpy(mgid, &((const struct sockaddr_ib *)addr)->sib_addr,
+		       sizeof(*mgid));
+		return;
+	}
+	if (addr->sa_family == AF_INET6 &&
+	    (be32_to_cpu(sin6->sin6_addr.s6_addr32[0]) & XCMA_SA_MGID_MASK) ==
+	    XCMA_SA_MGID) {
+		memcpy(mgid, &sin6->sin6_addr, sizeof(*mgid));
+		return;
+	}
+	if (addr->sa_family == AF_INET6)
+		ipv6_ib_mc_map(&sin6->sin6_addr, bcast, map);
+	else
+		ip_ib_mc_map(((const struct sockaddr_in *)addr)->sin_addr.s_addr,
+			     bcast, map);
+	if (xid->id.ps == RDMA_PS_UDP)
+		map[7] = 0x01;
+	memcpy(mgid, &map[4], sizeof(*mgid));
+}
+
+/*
+ * The MCMember record and component mask of the join, as in-tree: the
+ * broadcast group's record as ib_sa knows it (MTU, rate, SL, flow label,
+ * traffic class, hop limit), then the group's MGID, the id's QKEY (its
+ * port space's, or for IPoIB the broadcast group's, when it has none
+ * yet), the source GID, the pkey and the join state as given.
+ */
+static int ib_prepare(struct xcma_id *xid, struct xcma_mc *mc, u8 join_state,
+		      struct ib_sa_mcmember_rec *rec, ib_sa_comp_mask *mask)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	u32 qkey;
+	int ret;
+
+	memset(rec, 0, sizeof(*rec));
+	ib_addr_get_mgid(da, &rec->mgid);
+	ret = xcma_ops->sa_get_mcmember_rec(xid->id.device, xid->id.port_num,
+					    &rec->mgid, rec);
+	if (ret)
+		return ret;
+	if (!READ_ONCE(xid->qkey)) {
+		qkey = xid->id.ps == RDMA_PS_IPOIB ? be32_to_cpu(rec->qkey) :
+						     xcma_ud_ps_qkey(xid->id.ps);
+		if (qkey)
+			xcma_ud_set_qkey(xid, qkey);
+	}
+	ib_mgid(xid, (struct sockaddr *)&mc->addr, &rec->mgid);
+	rec->qkey = cpu_to_be32(READ_ONCE(xid->qkey));
+	rdma_addr_get_sgid(da, &rec->port_gid);
+	rec->pkey = cpu_to_be16(ib_addr_get_pkey(da));
+	rec->join_state = join_state;
+	*mask = XCMA_MC_COMP_MASK;
+	if (xid->id.ps == RDMA_PS_IPOIB)
+		*mask |= XCMA_MC_COMP_MASK_IPOIB;
+	mc->qkey = READ_ONCE(xid->qkey);
+	return 0;
+}
+
+/*
+ * The work item delivers the next answer kept: with a reference on the
+ * group and on the id, once the group is linked and while it is not left.
+ * Group lock held.
+ */
+static void sa_kick(struct xcma_mc *mc)
+{
+	if (!mc->linked || READ_ONCE(mc->left) || mc->ntaken == mc->nans)
+		return;
+	kref_get(&mc->ref);
+	xcma_fsm_id_get(&mc->xid->life.fsm);
+	if (xcma_ops->queue_mc(&mc->work))
+		return;
+	/* queued already, and will take this answer: never the last refs */
+	xcma_fsm_id_put(&mc->xid->life.fsm);
+	WARN_ON_ONCE(kref_put(&mc->ref, mc_free));
+}
+
+/*
+ * ib_sa's callback: keep the answer for the work item. The group is
+ * alive: its leave waits here in ib_sa_free_multicast(). Returns 0: the
+ * membership is freed by the leave, never by ib_sa.
+ */
+static int sa_answer(int status, struct ib_sa_multicast *multicast)
+{
+	struct xcma_mc *mc = multicast->context;
+	struct xcma_mc_answer *a;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mc->lock, flags);
+	/* at most two by ib_sa's rules; a further one replaces the last */
+	a = &mc->ans[min_t(u8, mc->nans, XCMA_MC_ANSWERS - 1)];
+	a->status = status;
+	a->rec = multicast->rec;
+	if (mc->nans < XCMA_MC_ANSWERS)
+		mc->nans++;
+	sa_kick(mc);
+	spin_unlock_irqrestore(&mc->lock, flags);
+	return 0;
+}
+
+/* MULTICAST_JOIN's fields from the SA's record, as cma_make_mc_event() */
+static int sa_event(struct xcma_id *xid, struct xcma_mc *mc,
+		    struct xcma_mc_answer *a, struct rdma_cm_event *ev)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	enum ib_gid_type type = IB_GID_TYPE_IB;
+	struct net_device *ndev;
+	int ret;
+
+	if (da->sgid_attr)
+		type = da->sgid_attr->gid_type;
+	ndev = da->bound_dev_if ? dev_get_by_index(da->net, da->bound_dev_if) :
+				  NULL;
+	ret = xcma_ops->init_mc_ah(xid->id.device, xid->id.port_num, &a->rec,
+				   ndev, type, &ev->param.ud.ah_attr);
+	dev_put(ndev);
+	if (ret)
+		return ret;
+	ev->event = RDMA_CM_EVENT_MULTICAST_JOIN;
+	ev->param.ud.qp_num = XCMA_MC_QPN;
+	ev->param.ud.qkey = READ_ONCE(xid->qkey);
+	return 0;
+}
+
+/*
+ * One answer of ib_sa to the user, under the table: MULTICAST_ERROR with
+ * its status, or MULTICAST_JOIN built from its record (MULTICAST_ERROR,
+ * status 0, if no address handle can be made of it, as in-tree). The
+ * record's QKEY becomes the id's; one that differs from the id's is an
+ * error (-EINVAL) here, where the in-tree CM drops the answer and WARNs.
+ */
+static void sa_work(struct work_struct *work)
+{
+	struct xcma_mc *mc = container_of(work, struct xcma_mc, work);
+	struct xcma_id *xid = mc->xid;
+	struct rdma_cm_event ev = {};
+	struct xcma_mc_answer a;
+	bool have, ah = false;
+	int ret;
+
+	spin_lock_irq(&mc->lock);
+	have = mc->ntaken < mc->nans;
+	if (have)
+		a = mc->ans[mc->ntaken++];
+	spin_unlock_irq(&mc->lock);
+	if (!have) {
+		xcma_fsm_id_put(&xid->life.fsm);
+		goto out;
+	}
+	/* refused (destroying, DEVICE_REMOVAL): so would the next answer be */
+	if (xcma_fsm_id_enter(&xid->life.fsm,
+			      a.status ? XCMA_EV_MULTICAST_ERROR :
+					 XCMA_EV_MULTICAST_JOIN,
+			      XCMA_FSM_PUT_REF))
+		goto out;
+	if (READ_ONCE(mc->left)) {
+		xcma_fsm_id_leave(&xid->life.fsm, 0, XCMA_FSM_PUT_REF);
+		goto out;
+	}
+	ev.param.ud.private_data = mc->context;
+	ev.status = a.status;
+	if (!a.status && xcma_ud_set_qkey(xid, be32_to_cpu(a.rec.qkey)))
+		ev.status = -EINVAL;
+	if (!ev.status && !sa_event(xid, mc, &a, &ev))
+		ah = true;
+	if (!ah) {
+		/* both notifications have the same rows: cannot be refused */
+		if (!a.status)
+			WARN_ON(xcma_fsm_id_fire(&xid->life.fsm,
+						 XCMA_EV_MULTICAST_ERROR));
+		ev.event = RDMA_CM_EVENT_MULTICAST_ERROR;
+	}
+	ret = xcma_id_call_user(xid, &ev);
+	if (ah)
+		rdma_destroy_ah_attr(&ev.param.ud.ah_attr);
+	/* the next answer, while this work still holds the id */
+	spin_lock_irq(&mc->lock);
+	sa_kick(mc);
+	spin_unlock_irq(&mc->lock);
+	xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF);
+out:
+	kref_put(&mc->ref, mc_free);
+}
+
+/* the SA join of @mc; its answers wait until ib_linked() */
+static int ib_join(struct xcma_id *xid, struct xcma_mc *mc, u8 join_state)
+{
+	struct ib_sa_mcmember_rec rec;
+	struct ib_sa_multicast *sa_mc;
+	ib_sa_comp_mask mask;
+	int ret;
+
+	spin_lock_init(&mc->lock);
+	INIT_WORK(&mc->work, sa_work);
+	ret = ib_prepare(xid, mc, join_state, &rec, &mask);
+	if (ret)
+		return ret;
+	sa_mc = xcma_ops->sa_join_multicast(xcma_sa_client(), xid->id.device,
+					    xid->id.port_num, &rec, mask,
+					    GFP_KERNEL, sa_answer, mc);
+	if (IS_ERR(sa_mc))
+		return PTR_ERR(sa_mc);
+	mc->sa_mc = sa_mc;
+	return 0;
+}
+
+/* on the id's groups now: the answers kept so far go to the work item */
+static void ib_linked(struct xcma_mc *mc)
+{
+	spin_lock_irq(&mc->lock);
+	mc->linked = true;
+	sa_kick(mc);
+	spin_unlock_irq(&mc->lock);
+}
+
+/*
+ * The IB join: the SA's membership first, then the link on the id (which
+ * the id's leave or drop frees, once); if the id refuses the link, the
+ * group leaves at once and its answers, if any, are dropped.
+ */
+static int ib_join_link(struct xcma_id *xid, struct xcma_mc *mc,
+			u8 join_state)
+{
+	int ret = ib_join(xid, mc, join_state);
+
+	if (ret) {
+		kref_put(&mc->ref, mc_free);
+		return ret;
+	}
+	ret = xcma_fsm_id_group_add(&xid->life.fsm, &mc->link);
+	if (ret) {
+		mc_release(mc);
+		return ret;
+	}
+	ib_linked(mc);
+	return 0;
+}
+
 /**
- * rdma_join_multicast - join a multicast group (RoCE)
+ * rdma_join_multicast - join a multicast group (RoCE, InfiniBand)
  * @id: a UD id, ADDR_BOUND or ADDR_RESOLVED, on a device, without a QP of
  *	the CM's (the consumer attaches its own QP with ib_attach_mcast())
- * @addr: the group's IPv4 or IPv6 address
+ * @addr: the group's IPv4 or IPv6 address, or on IB its AF_IB MGID
  * @join_state: BIT(FULLMEMBER_JOIN) or BIT(SENDONLY_FULLMEMBER_JOIN); as
- *	in-tree on RoCE, any other value joins as a full member
+ *	in-tree on RoCE, any other value joins as a full member; on IB the
+ *	MCMember record's JoinState, as given
  * @context: returned in the event's ud.private_data
  *
  * Return: 0, then MULTICAST_JOIN (or MULTICAST_ERROR) follows from a work
  * item; -EINVAL for an id with a QP, in another state, not UD, for a
- * zero address or a family other than IPv4/IPv6; -ENOMEM; -ENODEV
- * without a netdev; 524 (ENOTSUPP) for IPv6 over RoCE v2, as in-tree;
- * errno 38 on a device that is not RoCE.
+ * zero address (RoCE) or a family other than IPv4/IPv6 (and AF_IB on
+ * IB); -ENOMEM; -ENODEV without a netdev; 524 (ENOTSUPP) for IPv6 over
+ * RoCE v2, as in-tree; on IB, ib_sa's errno (-EADDRNOTAVAIL when it does
+ * not know the port's broadcast group, -ENODEV, -ENOMEM); errno 38 on a
+ * device that is neither RoCE nor IB.
  */
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 			u8 join_state, void *context)
 {
 	struct xcma_id *xid = xcma_id_of(id);
+	enum xcma_transport transport;
 	struct xcma_mc *mc;
 	int ret;
 
@@ -310,7 +640,9 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		return -EINVAL;
 	if (id->qp_type != IB_QPT_UD)
 		return -EINVAL;
-	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+	transport = xcma_transport(id->device, id->port_num);
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6 &&
+	    (addr->sa_family != AF_IB || transport != XCMA_TRANSPORT_IB))
 		return -EINVAL;
 
 	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
@@ -323,8 +655,9 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->context = context;
 	INIT_WORK(&mc->work, join_work);
 
-	/* IB's SA MCMember joins are not in xcma yet */
-	if (xcma_transport(id->device, id->port_num) != XCMA_TRANSPORT_ROCE) {
+	if (transport == XCMA_TRANSPORT_IB)
+		return ib_join_link(xid, mc, join_state);
+	if (transport != XCMA_TRANSPORT_ROCE) {
 		ret = -XCMA_ENOTRANSPORT;
 		goto out_free;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Multicast on RoCE: rdma_join_multicast(), rdma_leave_multicast() and
- * the groups' part of an id's lifecycle. See mcast.c.
+ * Multicast on RoCE and IB: rdma_join_multicast(),
+ * rdma_leave_multicast() and the groups' part of an id's lifecycle. See
+ * mcast.c.
  */
 #ifndef XCMA_MCAST_H
 #define XCMA_MCAST_H

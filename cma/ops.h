@@ -25,6 +25,9 @@ typedef void (*xcma_resolve_cb)(int status, struct sockaddr *src_addr,
 typedef void (*xcma_sa_path_cb)(int status, struct sa_path_rec *recs,
 				XCMA_SA_COUNT num, void *context);
 
+/* what ib_sa hands a multicast join's answers to */
+typedef int (*xcma_sa_mc_cb)(int status, struct ib_sa_multicast *multicast);
+
 /* the connection manager a port needs: the one decision (xcma_transport()) */
 enum xcma_transport {
 	XCMA_TRANSPORT_NONE,
@@ -81,6 +84,9 @@ enum xcma_transport {
  * @port_transport: the transport of a port (xcma_ops_port_transport())
  * @sa_path_rec_get: ib_sa_path_rec_get(), the route query over IB
  * @sa_cancel_query: ib_sa_cancel_query()
+ * @sa_join_multicast: ib_sa_join_multicast(), an MCMember join over IB
+ * @sa_free_multicast: ib_sa_free_multicast(); waits for its callbacks
+ * @sa_get_mcmember_rec: ib_sa_get_mcmember_rec(), a group ib_sa knows
  *
  * Constant in production; in a KUnit build the table in use is written
  * only by xcma_ops_set() (with no id alive) and read without a lock.
@@ -168,6 +174,17 @@ struct xcma_ops {
 			       xcma_sa_path_cb cb, void *context,
 			       struct ib_sa_query **query);
 	void (*sa_cancel_query)(int id, struct ib_sa_query *query);
+	struct ib_sa_multicast *(*sa_join_multicast)(struct ib_sa_client *client,
+						     struct ib_device *dev,
+						     u32 port,
+						     struct ib_sa_mcmember_rec *rec,
+						     ib_sa_comp_mask comp_mask,
+						     gfp_t gfp, xcma_sa_mc_cb cb,
+						     void *context);
+	void (*sa_free_multicast)(struct ib_sa_multicast *multicast);
+	int (*sa_get_mcmember_rec)(struct ib_device *dev, u32 port,
+				   union ib_gid *mgid,
+				   struct ib_sa_mcmember_rec *rec);
 };
 
 /* wrappers of static inlines, so that each entry has an address */
@@ -251,6 +268,9 @@ static inline enum xcma_transport xcma_ops_port_transport(struct ib_device *dev,
 	.port_transport = xcma_ops_port_transport,		\
 	.sa_path_rec_get = ib_sa_path_rec_get,			\
 	.sa_cancel_query = ib_sa_cancel_query,			\
+	.sa_join_multicast = ib_sa_join_multicast,		\
+	.sa_free_multicast = ib_sa_free_multicast,		\
+	.sa_get_mcmember_rec = ib_sa_get_mcmember_rec,		\
 }
 
 #ifdef XCMA_OPS_SEAM

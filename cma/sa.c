@@ -315,3 +315,13 @@ void xcma_sa_exit(void)
 {
 	ib_sa_unregister_client(&sa_client);
 }
+
+/**
+ * xcma_sa_client - xcma's SA client, for the multicast joins (mcast.c)
+ *
+ * Return: the client registered by xcma_sa_init().
+ */
+struct ib_sa_client *xcma_sa_client(void)
+{
+	return &sa_client;
+}

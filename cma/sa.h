@@ -14,5 +14,6 @@ void xcma_sa_route_work(struct xcma_id *xid);
 void xcma_sa_free(struct xcma_id *xid);
 void xcma_sa_init(void);
 void xcma_sa_exit(void);
+struct ib_sa_client *xcma_sa_client(void);
 
 #endif /* XCMA_SA_H */
