@@ -33,6 +33,7 @@
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
 #include "cm_util.h"
+#include "esa_util.h"
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"
 
@@ -95,8 +96,7 @@ static struct esa esa;
 
 static void esa_answer(struct work_struct *work)
 {
-	struct sa_path_rec *recs = NULL;
-	int status = 0, n = 0;
+	int status = 0;
 
 	switch (esa.mode) {
 	case ESA_TIMEOUT:
@@ -106,25 +106,13 @@ static void esa_answer(struct work_struct *work)
 		status = -EINVAL;
 		break;
 	default:
-		n = esa.nans;
 		break;
-	}
-	if (n) {
-		/* ib_sa's buffer lives for the callback only: poisoned after */
-		recs = kmemdup(esa.ans, n * sizeof(*recs), GFP_KERNEL);
-		if (!recs) {
-			status = -ENOMEM;
-			n = 0;
-		}
 	}
 	spin_lock(&esa.lock);
 	esa.in_flight = false;
 	esa.callbacks++;
 	spin_unlock(&esa.lock);
-	esa.cb(status, recs, n, esa.ctx);
-	if (recs)
-		memset(recs, 0x6b, n * sizeof(*recs));
-	kfree(recs);
+	esa_call_back(esa.cb, status, esa.ans, esa.nans, esa.ctx);
 }
 
 static int esa_get(struct ib_sa_client *client, struct ib_device *dev,
@@ -169,13 +157,6 @@ static void esa_cancel(int id, struct ib_sa_query *query)
 		esa.stale_cancels++;
 	}
 	spin_unlock(&esa.lock);
-}
-
-static enum xcma_transport esa_transport(struct ib_device *dev, u32 port)
-{
-	if (!strcmp(dev_name(&dev->dev), "rxe0"))
-		return XCMA_TRANSPORT_IB;
-	return xcma_kernel_ops.port_transport(dev, port);
 }
 
 /* ib_cm's side, where a case needs it */
@@ -284,7 +265,7 @@ static void ib_destroy(struct kunit *test, struct rdma_cm_id *id)
 static void esa_install(struct kunit *test, enum esa_mode mode)
 {
 	esa_ops = xcma_kernel_ops;
-	esa_ops.port_transport = esa_transport;
+	esa_ops.port_transport = esa_ib_transport;
 	esa_ops.sa_path_rec_get = esa_get;
 	esa_ops.sa_cancel_query = esa_cancel;
 	esa_ops.send_req = esa_send_req;
@@ -746,29 +727,10 @@ static struct {
 	int gid_asks;
 } ipoib;
 
-static void ipoib_hw(u8 *hw, const union ib_gid *gid)
-{
-	memset(hw, 0, MAX_ADDR_LEN);
-	hw[3] = 0x48;	/* the QPN */
-	memcpy(hw + 4, gid->raw, sizeof(gid->raw));
-}
-
 static void ipoib_dev_addr(struct rdma_dev_addr *da)
 {
-	if (ipoib.ethernet)
-		return;
-	da->dev_type = ARPHRD_INFINIBAND;
-	ipoib_hw(da->src_dev_addr, &ipoib_sgid);
-	ipoib_hw(da->dst_dev_addr, &ipoib_dgid);
-	memset(da->broadcast, 0, MAX_ADDR_LEN);
-	da->broadcast[1] = 0xff;
-	da->broadcast[2] = 0xff;
-	da->broadcast[3] = 0xff;
-	da->broadcast[4] = 0xff;
-	da->broadcast[5] = 0x12;
-	/* ib_addr_set_pkey(), spelled out: sparse frowns at its constant cast */
-	da->broadcast[8] = IPOIB_PKEY >> 8;
-	da->broadcast[9] = IPOIB_PKEY & 0xff;
+	if (!ipoib.ethernet)
+		esa_ipoib_dev_addr(da, &ipoib_sgid, &ipoib_dgid, IPOIB_PKEY);
 }
 
 static void ipoib_resolved(int status, struct sockaddr *src,
@@ -796,7 +758,7 @@ ipoib_find_gid(struct ib_device *dev, const union ib_gid *gid,
 	/* rxe0's first GID stands for the IB port's GID */
 	if (type == IB_GID_TYPE_IB && !ndev &&
 	    !memcmp(gid, &ipoib_sgid, sizeof(*gid)) &&
-	    esa_transport(dev, port) == XCMA_TRANSPORT_IB) {
+	    esa_ib_transport(dev, port) == XCMA_TRANSPORT_IB) {
 		ipoib.gid_asks++;
 		return xcma_kernel_ops.get_gid_attr(dev, port, 0);
 	}
@@ -989,7 +951,7 @@ afib_find_gid(struct ib_device *dev, const union ib_gid *gid,
 {
 	if (type == IB_GID_TYPE_IB && !ndev &&
 	    !memcmp(gid, &afib_gid, sizeof(*gid)) &&
-	    esa_transport(dev, port) == XCMA_TRANSPORT_IB) {
+	    esa_ib_transport(dev, port) == XCMA_TRANSPORT_IB) {
 		afib_gid_asks++;
 		return xcma_kernel_ops.get_gid_attr(dev, port, 0);
 	}
