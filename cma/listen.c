@@ -181,10 +181,13 @@ EXPORT_SYMBOL_NS_GPL(xcma_listen_find_ib, XCMA_INTERNAL);
  * @out: set to the child
  *
  * The child takes the parent's address, options, callback and context;
- * the library binds it, attaches it and makes it LISTEN after this.
+ * the library binds it, attaches it and makes it LISTEN after this. An
+ * AF_IB listener gets none on a device without ib_cm (iWARP), as in-tree
+ * (cma_listen_on_dev()): iw_cm cannot listen on a GID.
  * Context: the ctx lock is held.
  *
- * Return: 0 and *@out set, or the errno (rdma_listen() returns it).
+ * Return: 0 and *@out set (NULL: no child on @life), or the errno
+ * (rdma_listen() returns it).
  */
 int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 		      struct xcma_life_id **out)
@@ -195,6 +198,10 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	int ret = -ENOMEM;
 
 	lockdep_assert_held(&xcma_life_ctx_of(parent->fsm.ctx)->lock);
+	*out = NULL;
+	if (xcma_id_src(p)->sa_family == AF_IB &&
+	    !xcma_transport_ib_cm(dev->ibdev, rdma_start_port(dev->ibdev)))
+		return 0;
 	child = xcma_id_alloc(p->id.route.addr.dev_addr.net,
 			      p->id.event_handler, p->id.context, p->id.ps,
 			      p->id.qp_type, p, NULL);

@@ -1472,4 +1472,126 @@ static struct kunit_suite ib_suite = {
 	.test_cases = ib_cases,
 };
 
-kunit_test_suite(ib_suite);
+/* ---- an AF_IB wildcard listener on a host with an iWARP device ---- */
+
+/* siw on a dummy netdev of this suite's own */
+#define IBSIW_DEV "siwib0"
+
+static const char *const ibsiw_setup[] = {
+	"/sbin/modprobe siw",
+	"/usr/sbin/ip link add xib0 type dummy",
+	"/usr/sbin/ip addr add 10.96.0.1/24 dev xib0",
+	"/usr/sbin/ip link set xib0 up",
+	"/usr/sbin/rdma link add " IBSIW_DEV " type siw netdev xib0",
+};
+
+/* the listens made, per device */
+static struct {
+	int ib_rxe, ib_siw, iw_rxe, iw_siw;
+} ibsiw;
+
+static void ibsiw_count(struct ib_device *dev, bool iw)
+{
+	bool siw = !strcmp(dev_name(&dev->dev), IBSIW_DEV);
+
+	if (iw)
+		siw ? ibsiw.iw_siw++ : ibsiw.iw_rxe++;
+	else
+		siw ? ibsiw.ib_siw++ : ibsiw.ib_rxe++;
+}
+
+static struct ib_cm_id *ibsiw_insert_listen(struct ib_device *dev,
+					    ib_cm_handler handler, __be64 sid)
+{
+	ibsiw_count(dev, false);
+	return xcma_kernel_ops.insert_listen(dev, handler, sid);
+}
+
+static int ibsiw_iw_listen(struct iw_cm_id *iw, int backlog)
+{
+	ibsiw_count(iw->device, true);
+	return xcma_kernel_ops.iw_listen(iw, backlog);
+}
+
+struct ibsiw_case {
+	const char *name;
+	bool ib;	/* rxe0's port declared IB (else RoCE, as it is) */
+	bool af_ib;	/* an AF_IB wildcard (else 0.0.0.0) */
+};
+
+static const struct ibsiw_case ibsiw_cases[] = {
+	{ "af_ib_rxe0_ib", true, true },
+	{ "af_ib_rxe0_roce", false, true },
+	{ "ipv4_rxe0_ib", true, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ibsiw, ibsiw_cases, name);
+
+/*
+ * rdma_listen() on a wildcard address with rxe0 and an iWARP device
+ * present: an AF_IB listener listens through ib_cm on rxe0, whether IB
+ * or RoCE, and makes no listen on the iWARP device, which has no ib_cm
+ * (in-tree cma_listen_on_dev() skips a device without rdma_cap_ib_cm()
+ * for AF_IB); an IPv4 one listens on both, through iw_cm on the iWARP
+ * device, so the count below can see an iw_cm listen when one is made.
+ */
+static void ib_afib_wildcard_skips_iwarp(struct kunit *test)
+{
+	const struct ibsiw_case *c = test->param_value;
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage a;
+	struct rdma_cm_id *id;
+
+	afib_install(test, c->ib);
+	esa_ops.insert_listen = ibsiw_insert_listen;
+	esa_ops.iw_listen = ibsiw_iw_listen;
+	memset(&ibsiw, 0, sizeof(ibsiw));
+	if (c->af_ib) {
+		id = afib_new_id(test, s, RDMA_PS_IB);
+		afib_addr(&a, NULL, AFIB_PKEY, RDMA_IB_IP_PS_IB | 18705, ~0ULL);
+	} else {
+		id = afib_new_id(test, s, RDMA_PS_TCP);
+		cm_addr4(&a, "0.0.0.0", 18705);
+	}
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_EXPECT_NULL(test, id->device);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_LISTEN);
+	KUNIT_EXPECT_EQ(test, ibsiw.ib_rxe, 1);
+	KUNIT_EXPECT_EQ(test, ibsiw.ib_siw, 0);
+	KUNIT_EXPECT_EQ(test, ibsiw.iw_rxe, 0);
+	KUNIT_EXPECT_EQ(test, ibsiw.iw_siw, c->af_ib ? 0 : 1);
+	ib_destroy(test, id);
+}
+
+static int ibsiw_init(struct kunit_suite *suite)
+{
+	int i, ret = ib_suite_init(suite);
+
+	for (i = 0; !ret && i < ARRAY_SIZE(ibsiw_setup); i++) {
+		ret = xcma_kunit_run(NULL, ibsiw_setup[i]);
+		if (ret)
+			pr_err("xcma_ib_siw: '%s' -> %d\n", ibsiw_setup[i], ret);
+	}
+	return ret ? -ENODEV : 0;
+}
+
+static void ibsiw_exit(struct kunit_suite *suite)
+{
+	xcma_kunit_run(NULL, "/usr/sbin/rdma link delete " IBSIW_DEV);
+	xcma_kunit_run(NULL, "/usr/sbin/ip link del xib0");
+}
+
+static struct kunit_case ibsiw_test_cases[] = {
+	KUNIT_CASE_PARAM(ib_afib_wildcard_skips_iwarp, ibsiw_gen_params),
+	{}
+};
+
+static struct kunit_suite ibsiw_suite = {
+	.name = "xcma_ib_siw",
+	.suite_init = ibsiw_init,
+	.suite_exit = ibsiw_exit,
+	.test_cases = ibsiw_test_cases,
+};
+
+kunit_test_suites(&ib_suite, &ibsiw_suite);
