@@ -277,6 +277,31 @@ struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr)
 	return net;
 }
 
+/**
+ * xcma_ib_sib_set - write an AF_IB address of a connection
+ * @ss: the address, cleared first
+ * @pkey: its partition
+ * @flowinfo: its flow label
+ * @gid: its GID, or NULL for none
+ * @sid: its service ID
+ * @sid_mask: that ID's mask
+ */
+void xcma_ib_sib_set(struct sockaddr_storage *ss, __be16 pkey,
+		     __be32 flowinfo, const union ib_gid *gid, __be64 sid,
+		     __be64 sid_mask)
+{
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sib->sib_family = AF_IB;
+	sib->sib_pkey = pkey;
+	sib->sib_flowinfo = flowinfo;
+	if (gid)
+		memcpy(&sib->sib_addr, gid, sizeof(*gid));
+	sib->sib_sid = sid;
+	sib->sib_sid_mask = sid_mask;
+}
+
 /*
  * The addresses of a connection to an AF_IB listener, from the REQ's
  * path as ib_cm turned it for us (in-tree cma_save_ib_info()): ours is
@@ -287,21 +312,10 @@ static void ib_addrs(const struct sa_path_rec *path,
 		     struct sockaddr_storage *local,
 		     struct sockaddr_storage *remote)
 {
-	struct sockaddr_ib *l = (struct sockaddr_ib *)local;
-	struct sockaddr_ib *r = (struct sockaddr_ib *)remote;
-
-	memset(local, 0, sizeof(*local));
-	memset(remote, 0, sizeof(*remote));
-	l->sib_family = AF_IB;
-	l->sib_pkey = path->pkey;
-	l->sib_flowinfo = path->flow_label;
-	memcpy(&l->sib_addr, &path->sgid, sizeof(path->sgid));
-	l->sib_sid = path->service_id;
-	l->sib_sid_mask = cpu_to_be64(~0ULL);
-	r->sib_family = AF_IB;
-	r->sib_pkey = path->pkey;
-	r->sib_flowinfo = path->flow_label;
-	memcpy(&r->sib_addr, &path->dgid, sizeof(path->dgid));
+	xcma_ib_sib_set(local, path->pkey, path->flow_label, &path->sgid,
+			path->service_id, cpu_to_be64(~0ULL));
+	xcma_ib_sib_set(remote, path->pkey, path->flow_label, &path->dgid, 0,
+			0);
 }
 
 /**

@@ -1424,6 +1424,147 @@ static void ib_afib_listen_req(struct kunit *test)
 	ib_destroy(test, id);
 }
 
+/* ---- a SIDR REQ without an IP header ---- */
+
+static struct {
+	int n;
+	int event;
+	struct rdma_cm_id *conn;
+	const void *pdata;
+	u8 pdata_len;
+} sidr_seen;
+
+static int sidr_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	sidr_seen.n++;
+	sidr_seen.event = ev->event;
+	sidr_seen.conn = id;
+	sidr_seen.pdata = ev->param.ud.private_data;
+	sidr_seen.pdata_len = ev->param.ud.private_data_len;
+	return 0;
+}
+
+/* a SIDR REQ as ib_cm hands it to the listen callback, no IP header */
+static int afib_sidr_req(struct kunit *test, u64 sid, const u8 *pdata,
+			 struct ib_cm_id **cm_id)
+{
+	struct ib_cm_event ev = {};
+
+	*cm_id = ib_create_cm_id(afib_cm.dev, afib_cm_handler, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(*cm_id));
+	ev.event = IB_CM_SIDR_REQ_RECEIVED;
+	ev.param.sidr_req_rcvd.service_id = cpu_to_be64(sid);
+	ev.param.sidr_req_rcvd.pkey = AFIB_PKEY;
+	ev.param.sidr_req_rcvd.port = 1;
+	ev.private_data = (void *)pdata;
+	return afib_cm.handler(*cm_id, &ev);
+}
+
+struct sidr_case {
+	const char *name;
+	enum rdma_ucm_port_space ps;
+	enum ib_qp_type qpt;
+	u64 prefix;
+	bool taken;
+};
+
+/*
+ * cma_ib_req_handler() for a SIDR REQ: a UD listener of RDMA_PS_IB or
+ * RDMA_PS_UDP takes it; an RC one does not (cma_ib_check_req_qp_type()).
+ */
+static const struct sidr_case sidr_cases[] = {
+	{ "ps_ib_ud", RDMA_PS_IB, IB_QPT_UD, RDMA_IB_IP_PS_IB, true },
+	{ "ps_udp_ud", RDMA_PS_UDP, IB_QPT_UD, RDMA_IB_IP_PS_UDP, true },
+	{ "ps_ib_rc", RDMA_PS_IB, IB_QPT_RC, RDMA_IB_IP_PS_IB, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(sidr, sidr_cases, name);
+
+/*
+ * A SIDR REQ without an IP header (an AF_IB peer's) to the service id of
+ * an AF_IB listener reaches it (cma_ib_id_from_event(): no netdev, so
+ * AF_IB, init_net's ids of the service id's port space and port,
+ * cma_match_net_dev()). The new UD id's own address is the listener's
+ * under a full mask and the peer's is AF_IB with nothing more: a SIDR
+ * REQ has no path (cma_save_ib_info() without one); CONNECT_REQUEST
+ * hands over all the private data, there is no header to skip
+ * (cma_user_data_offset()). A SIDR REQ to the next service id finds
+ * nobody.
+ */
+static void ib_afib_sidr_req(struct kunit *test)
+{
+	const struct sidr_case *c = test->param_value;
+	static u8 pdata[IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE];
+	u64 sid = c->prefix | 18706;
+	struct sockaddr_ib *lsib, *rsib;
+	struct sockaddr_storage a;
+	struct ib_cm_id *cm_id;
+	struct rdma_cm_id *id, *conn;
+	union ib_gid zero = {};
+
+	memset(&afib_cm, 0, sizeof(afib_cm));
+	memset(&sidr_seen, 0, sizeof(sidr_seen));
+	memset(pdata, 0, sizeof(pdata));
+	/* no IP header: version 0 and IP version 0, then the user's data */
+	pdata[8] = 0x5a;
+	afib_install(test, true);
+	esa_ops.insert_listen = afib_insert_listen;
+	id = rdma_create_id(&init_net, sidr_listen_handler, NULL, c->ps,
+			    c->qpt);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	afib_addr(&a, &afib_gid, AFIB_PKEY, sid, ~0ULL);
+	((struct sockaddr_ib *)&a)->sib_flowinfo = cpu_to_be32(0x4711);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
+
+	KUNIT_EXPECT_NE(test, afib_sidr_req(test, sid + 1, pdata, &cm_id), 0);
+	ib_destroy_cm_id(cm_id);
+	KUNIT_EXPECT_EQ(test, sidr_seen.n, 0);
+
+	if (!c->taken) {
+		KUNIT_EXPECT_EQ(test, afib_sidr_req(test, sid, pdata, &cm_id),
+				-EINVAL);
+		ib_destroy_cm_id(cm_id);
+		KUNIT_EXPECT_EQ(test, sidr_seen.n, 0);
+		ib_destroy(test, id);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, afib_sidr_req(test, sid, pdata, &cm_id), 0);
+	KUNIT_ASSERT_EQ(test, sidr_seen.n, 1);
+	KUNIT_EXPECT_EQ(test, sidr_seen.event, RDMA_CM_EVENT_CONNECT_REQUEST);
+	conn = sidr_seen.conn;
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	KUNIT_EXPECT_PTR_NE(test, conn, id);
+	KUNIT_EXPECT_EQ(test, conn->ps, c->ps);
+	KUNIT_EXPECT_EQ(test, conn->qp_type, IB_QPT_UD);
+	KUNIT_EXPECT_PTR_EQ(test, conn->device, id->device);
+	KUNIT_EXPECT_EQ(test, conn->port_num, 1);
+	KUNIT_EXPECT_PTR_EQ(test, sidr_seen.pdata, (const void *)pdata);
+	KUNIT_EXPECT_EQ(test, sidr_seen.pdata_len,
+			(u8)IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
+	lsib = (struct sockaddr_ib *)&conn->route.addr.src_addr;
+	rsib = (struct sockaddr_ib *)&conn->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, lsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&lsib->sib_addr, &afib_gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(lsib->sib_pkey), AFIB_PKEY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(lsib->sib_flowinfo), 0x4711);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid), sid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid_mask), ~0ULL);
+	KUNIT_EXPECT_EQ(test, rsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&rsib->sib_addr, &zero, 16), 0);
+	KUNIT_EXPECT_EQ(test, rsib->sib_pkey, 0);
+	KUNIT_EXPECT_EQ(test, rsib->sib_sid, 0);
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(rdma_get_service_id(conn, (struct sockaddr *)lsib)),
+			sid);
+	/* the conn id owns cm_id now */
+	rdma_destroy_id(conn);
+	ib_destroy(test, id);
+}
+
 static int bind_probe(struct sockaddr_storage *a)
 {
 	return cm_bind_probe(a, RDMA_PS_TCP, IB_QPT_RC);
@@ -1462,6 +1603,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_bad_input, afib_bad_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_resolve_route, afib_bound_gen_params),
 	KUNIT_CASE(ib_afib_listen_req),
+	KUNIT_CASE_PARAM(ib_afib_sidr_req, sidr_gen_params),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };
