@@ -417,8 +417,10 @@ static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 		return -ENOMEM;
 	if (param->private_data && param->private_data_len)
 		memcpy(buf + off, param->private_data, param->private_data_len);
-	ret = xcma_wire_hdr_encode(buf, req.private_data_len, xcma_id_src(xid),
-				   xcma_id_dst(xid));
+	/* AF_IB sends the user's data alone (in-tree cma_format_hdr()) */
+	ret = off ? xcma_wire_hdr_encode(buf, req.private_data_len,
+					 xcma_id_src(xid), xcma_id_dst(xid)) :
+		    0;
 	if (ret)
 		goto out;
 
@@ -429,7 +431,7 @@ static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 	}
 	xid->cm_id = cm_id;
 
-	req.private_data = buf;
+	req.private_data = req.private_data_len ? buf : NULL;
 	req.primary_path = &route->path_rec[0];
 	req.primary_path_inbound = route->path_rec_inbound;
 	req.primary_path_outbound = route->path_rec_outbound;

@@ -174,8 +174,10 @@ int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 		return -ENOMEM;
 	if (param->private_data && param->private_data_len)
 		memcpy(buf + off, param->private_data, param->private_data_len);
-	ret = xcma_wire_hdr_encode(buf, req.private_data_len, xcma_id_src(xid),
-				   xcma_id_dst(xid));
+	/* AF_IB sends the user's data alone (in-tree cma_format_hdr()) */
+	ret = off ? xcma_wire_hdr_encode(buf, req.private_data_len,
+					 xcma_id_src(xid), xcma_id_dst(xid)) :
+		    0;
 	if (ret)
 		goto out;
 
@@ -185,7 +187,7 @@ int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 		goto out;
 	}
 	xid->cm_id = cm_id;
-	req.private_data = buf;
+	req.private_data = req.private_data_len ? buf : NULL;
 	req.path = xid->id.route.path_rec;
 	req.sgid_attr = xid->id.route.addr.dev_addr.sgid_attr;
 	req.service_id = xcma_wire_addr_service_id(xid->id.ps, xcma_id_dst(xid));

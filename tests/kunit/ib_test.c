@@ -165,6 +165,9 @@ static struct sa_path_rec esa_req_path[3];
 static bool esa_req_has[3];
 static int esa_req_calls;
 static u16 esa_pkey_asked;
+/* the REQ's private data, as it was when sent */
+static u8 esa_req_pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
+static bool esa_req_has_pdata;
 
 #define ESA_PKEY_INDEX 3
 #define ESA_CM_RQ_PSN 0x00abcdef
@@ -177,6 +180,10 @@ static int esa_send_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
 	int i;
 
 	esa_req = *p;
+	esa_req_has_pdata = p->private_data;
+	if (p->private_data)
+		memcpy(esa_req_pdata, p->private_data,
+		       min_t(u8, p->private_data_len, sizeof(esa_req_pdata)));
 	for (i = 0; i < 3; i++) {
 		esa_req_has[i] = paths[i];
 		if (paths[i])
@@ -1424,6 +1431,86 @@ static void ib_afib_listen_req(struct kunit *test)
 	ib_destroy(test, id);
 }
 
+/* ---- rdma_connect() from an AF_IB id ---- */
+
+/*
+ * An AF_IB id resolved to rxe0's GID (the emulated IB port), its route
+ * from the SA, then rdma_connect(), with private data or without. The REQ
+ * (in-tree cma_connect_ib()): no IP header, the user's data at offset 0
+ * and no buffer at all without data (cma_user_data_offset() is 0 for
+ * AF_IB, cma_format_hdr() writes nothing); the destination's service id
+ * as given (rdma_get_service_id()); the route's one record; no GID
+ * attribute (an AF_IB id holds none); the QP and CM fields as for IP.
+ */
+static void ib_afib_connect(struct kunit *test)
+{
+	bool data = *(const bool *)test->param_value;
+	static const u8 udata[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct rdma_conn_param param = { .qp_num = 0x55, .retry_count = 5,
+					 .rnr_retry_count = 6,
+					 .responder_resources = 1,
+					 .initiator_depth = 1 };
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+
+	if (data) {
+		param.private_data = udata;
+		param.private_data_len = sizeof(udata);
+	}
+	esa_rec(&esa.ans[0], 0, 0x1d1e, 6);
+	esa.nans = 1;
+	afib_install(test, true);
+	id = afib_new_id(test, s, RDMA_PS_IB);
+	afib_addr(&dst, &afib_gid, AFIB_PKEY, RDMA_IB_IP_PS_IB | AFIB_PORT,
+		  ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	memset(esa_req_pdata, 0xee, sizeof(esa_req_pdata));
+
+	KUNIT_ASSERT_EQ(test, rdma_connect(id, &param), 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_CONNECT);
+	KUNIT_ASSERT_EQ(test, esa_req_calls, 1);
+	KUNIT_EXPECT_EQ(test, esa_req.private_data_len,
+			(u8)(data ? sizeof(udata) : 0));
+	KUNIT_EXPECT_EQ(test, esa_req_has_pdata, data);
+	if (data)
+		KUNIT_EXPECT_EQ(test, memcmp(esa_req_pdata, udata,
+					     sizeof(udata)), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa_req.service_id),
+			RDMA_IB_IP_PS_IB | AFIB_PORT);
+	KUNIT_ASSERT_TRUE(test, esa_req_has[0]);
+	expect_rec(test, &esa_req_path[0], &esa.ans[0], "REQ primary");
+	KUNIT_EXPECT_FALSE(test, esa_req_has[1]);
+	KUNIT_EXPECT_FALSE(test, esa_req_has[2]);
+	KUNIT_EXPECT_NULL(test, esa_req.ppath_sgid_attr);
+	KUNIT_EXPECT_EQ(test, esa_req.qp_num, 0x55);
+	KUNIT_EXPECT_EQ(test, esa_req.qp_type, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, esa_req.starting_psn, xcma_id_of(id)->seq_num);
+	KUNIT_EXPECT_EQ(test, esa_req.responder_resources, 1);
+	KUNIT_EXPECT_EQ(test, esa_req.initiator_depth, 1);
+	KUNIT_EXPECT_EQ(test, esa_req.retry_count, 5);
+	KUNIT_EXPECT_EQ(test, esa_req.rnr_retry_count, 6);
+	KUNIT_EXPECT_EQ(test, esa_req.remote_cm_response_timeout, 20);
+	KUNIT_EXPECT_EQ(test, esa_req.local_cm_response_timeout, 20);
+	KUNIT_EXPECT_EQ(test, esa_req.max_cm_retries, 15);
+	ib_destroy(test, id);
+}
+
+static const bool afib_data[] = { true, false };
+
+static void afib_data_desc(const bool *data, char *desc)
+{
+	strscpy(desc, *data ? "private_data" : "no_private_data",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(afib_data, afib_data, afib_data_desc);
+
 /* ---- a SIDR REQ without an IP header ---- */
 
 static struct {
@@ -1604,6 +1691,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_resolve_route, afib_bound_gen_params),
 	KUNIT_CASE(ib_afib_listen_req),
 	KUNIT_CASE_PARAM(ib_afib_sidr_req, sidr_gen_params),
+	KUNIT_CASE_PARAM(ib_afib_connect, afib_data_gen_params),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };
@@ -1706,6 +1794,81 @@ static void ib_afib_wildcard_skips_iwarp(struct kunit *test)
 	ib_destroy(test, id);
 }
 
+/* rxe0's port reported down: a loopback id takes the first device then */
+static int ibsiw_port_state(struct ib_device *dev, u32 port,
+			    enum ib_port_state *state)
+{
+	int ret = xcma_kernel_ops.get_port_state(dev, port, state);
+
+	if (!ret && !strcmp(dev_name(&dev->dev), "rxe0"))
+		*state = IB_PORT_DOWN;
+	return ret;
+}
+
+/*
+ * rdma_resolve_addr() to a wildcard destination with rxe0's port down and
+ * the iWARP device up: an IPv4 id takes the iWARP device, the first with
+ * an active port, and fails there with -EINVAL as in-tree
+ * (cma_bind_loopback(): iWARP has no pkey table for
+ * ib_get_cached_pkey()); an AF_IB id takes port 1 of rxe0, the first
+ * device with ib_cm (cma_bind_loopback() skips the others for AF_IB): the
+ * source is the loopback address, its GID and pkey the port's first, the
+ * destination GID the source GID (cma_resolve_loopback()).
+ */
+static void ib_loopback_skips_iwarp(struct kunit *test)
+{
+	const struct ibsiw_case *c = test->param_value;
+	struct rdma_dev_addr *da;
+	struct side *s = cm_new_side(test);
+	static const union ib_gid loop = { .raw = { [15] = 1 } };
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+	union ib_gid gid, sgid, dgid;
+
+	afib_install(test, c->ib);
+	esa_ops.get_port_state = ibsiw_port_state;
+	if (c->af_ib) {
+		id = afib_new_id(test, s, RDMA_PS_IB);
+		afib_addr(&dst, NULL, AFIB_PKEY, RDMA_IB_IP_PS_IB | 18707,
+			  ~0ULL);
+	} else {
+		id = afib_new_id(test, s, RDMA_PS_TCP);
+		cm_addr4(&dst, "0.0.0.0", 18707);
+	}
+	da = &id->route.addr.dev_addr;
+	if (!c->af_ib) {
+		KUNIT_EXPECT_EQ(test,
+				rdma_resolve_addr(id, NULL,
+						  (struct sockaddr *)&dst,
+						  2000),
+				-EINVAL);
+		KUNIT_EXPECT_NULL(test, id->device);
+		ib_destroy(test, id);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	KUNIT_ASSERT_NOT_NULL(test, id->device);
+	KUNIT_EXPECT_STREQ(test, dev_name(&id->device->dev), "rxe0");
+	KUNIT_EXPECT_EQ(test, id->port_num, 1);
+	KUNIT_ASSERT_EQ(test, xcma_kernel_ops.query_gid(id->device, 1, 0, &gid),
+			0);
+	rdma_addr_get_sgid(da, &sgid);
+	rdma_addr_get_dgid(da, &dgid);
+	KUNIT_EXPECT_EQ(test, memcmp(&sgid, &gid, sizeof(gid)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &gid, sizeof(gid)), 0);
+	KUNIT_EXPECT_EQ(test, afib_src(id)->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&afib_src(id)->sib_addr, &loop,
+				     sizeof(loop)), 0);
+	KUNIT_EXPECT_EQ(test, da->dev_type,
+			c->ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER);
+	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(da), 0xffff);
+	ib_destroy(test, id);
+}
+
 static int ibsiw_init(struct kunit_suite *suite)
 {
 	int i, ret = ib_suite_init(suite);
@@ -1726,6 +1889,7 @@ static void ibsiw_exit(struct kunit_suite *suite)
 
 static struct kunit_case ibsiw_test_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_wildcard_skips_iwarp, ibsiw_gen_params),
+	KUNIT_CASE_PARAM(ib_loopback_skips_iwarp, ibsiw_gen_params),
 	{}
 };
 
