@@ -1511,6 +1511,73 @@ static void afib_data_desc(const bool *data, char *desc)
 
 KUNIT_ARRAY_PARAM(afib_data, afib_data, afib_data_desc);
 
+/* ib_cm's side of a SIDR REQ: what it was handed */
+static struct {
+	struct ib_cm_sidr_req_param p;
+	struct sa_path_rec path;
+	u8 pdata[IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE];
+	bool has_pdata;
+	int calls;
+} esa_sidr;
+
+static int esa_send_sidr_req(struct ib_cm_id *cm_id,
+			     struct ib_cm_sidr_req_param *p)
+{
+	esa_sidr.p = *p;
+	esa_sidr.has_pdata = p->private_data;
+	if (p->private_data)
+		memcpy(esa_sidr.pdata, p->private_data,
+		       min_t(u8, p->private_data_len, sizeof(esa_sidr.pdata)));
+	if (p->path)
+		esa_sidr.path = *p->path;
+	esa_sidr.calls++;
+	return 0;
+}
+
+/*
+ * The same for a UD id: its SIDR REQ (in-tree cma_resolve_ib_udp())
+ * carries the user's data alone, at offset 0, the destination's service
+ * id and the route's record.
+ */
+static void ib_afib_sidr_connect(struct kunit *test)
+{
+	static const u8 udata[7] = { 7, 6, 5, 4, 3, 2, 1 };
+	struct rdma_conn_param param = { .private_data = udata,
+					 .private_data_len = sizeof(udata) };
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], 0, 0x1f20, 2);
+	esa.nans = 1;
+	afib_install(test, true);
+	esa_ops.send_sidr_req = esa_send_sidr_req;
+	memset(&esa_sidr, 0, sizeof(esa_sidr));
+	id = rdma_create_id(&init_net, cm_handler, s, RDMA_PS_IB, IB_QPT_UD);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	afib_addr(&dst, &afib_gid, AFIB_PKEY, RDMA_IB_IP_PS_IB | AFIB_PORT,
+		  ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_ASSERT_EQ(test, rdma_connect(id, &param), 0);
+	KUNIT_ASSERT_EQ(test, esa_sidr.calls, 1);
+	KUNIT_EXPECT_EQ(test, esa_sidr.p.private_data_len, (u8)sizeof(udata));
+	KUNIT_EXPECT_TRUE(test, esa_sidr.has_pdata);
+	KUNIT_EXPECT_EQ(test, memcmp(esa_sidr.pdata, udata, sizeof(udata)), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa_sidr.p.service_id),
+			RDMA_IB_IP_PS_IB | AFIB_PORT);
+	KUNIT_ASSERT_NOT_NULL(test, esa_sidr.p.path);
+	expect_rec(test, &esa_sidr.path, &esa.ans[0], "SIDR path");
+	KUNIT_EXPECT_NULL(test, esa_sidr.p.sgid_attr);
+	ib_destroy(test, id);
+}
+
 /* ---- a SIDR REQ without an IP header ---- */
 
 static struct {
@@ -1692,6 +1759,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE(ib_afib_listen_req),
 	KUNIT_CASE_PARAM(ib_afib_sidr_req, sidr_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_connect, afib_data_gen_params),
+	KUNIT_CASE(ib_afib_sidr_connect),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };
