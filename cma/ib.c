@@ -488,7 +488,7 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	if (ret)
 		return ret;
 	/* iWARP's private data goes in the MPA frame: iw_cm checks it */
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		goto connect;
 	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
 						   XCMA_WIRE_SIDR_REQ :
@@ -506,7 +506,7 @@ connect:
 		xid->srq = conn_param->srq;
 	}
 	mutex_unlock(&xid->qp_mutex);
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		ret = xcma_iw_connect(xid, conn_param);
 	else if (!xcma_transport_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
@@ -722,7 +722,7 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		return xcma_iw_disconnect(xid);
 	if (!xid->cm_id) {
 		if (!READ_ONCE(xid->listen_cm_id))
@@ -781,7 +781,7 @@ const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 {
 	if (xcma_transport_ib_cm(id->device, id->port_num))
 		return xcma_ops->reject_msg(reason);
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		return xcma_ops->iw_reject_msg(reason);
 	return "unrecognized transport";
 }
@@ -805,7 +805,7 @@ const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 
 	if (xcma_transport_ib_cm(id->device, id->port_num))
 		consumer = ev->status == IB_CM_REJ_CONSUMER_DEFINED;
-	else if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	else if (xcma_transport_iw(id->device, id->port_num))
 		consumer = ev->status == -ECONNREFUSED;
 	if (consumer && ev->param.conn.private_data_len) {
 		*data_len = ev->param.conn.private_data_len;

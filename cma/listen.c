@@ -52,8 +52,7 @@ int xcma_listen_start(struct xcma_id *xid)
 {
 	struct ib_cm_id *cm_id;
 
-	if (xcma_transport(xid->id.device, xid->id.port_num) ==
-	    XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(xid->id.device, xid->id.port_num))
 		return listen_iw(xid);
 	cm_id = xcma_ops->insert_listen(xid->id.device, xcma_ib_req_handler,
 					xcma_wire_addr_service_id(xid->id.ps,
