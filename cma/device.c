@@ -346,9 +346,10 @@ static u32 active_port(struct ib_device *ibdev)
  * @xid: the id, resolving a loopback or wildcard destination, no device
  *
  * As in-tree: the first device with an active port, else port 1 of the
- * first device (for an AF_IB id, of those with ib_cm); the id's source GID becomes the port's first GID and its
- * pkey the port's first pkey. No GID attribute is held: such an id has
- * no netdev, and its route resolution fails with -ENODEV.
+ * first device (for an AF_IB id, of those with ib_cm); the id's source
+ * GID becomes the port's first GID and its pkey the port's first pkey.
+ * No GID attribute is held: such an id has no netdev, and its route
+ * resolution fails with -ENODEV.
  *
  * Return: 0; -ENODEV without any device; the errnos of the GID and pkey
  * caches.

@@ -1709,8 +1709,8 @@ static void ib_afib_sidr_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid_mask), ~0ULL);
 	KUNIT_EXPECT_EQ(test, rsib->sib_family, AF_IB);
 	KUNIT_EXPECT_EQ(test, memcmp(&rsib->sib_addr, &zero, 16), 0);
-	KUNIT_EXPECT_EQ(test, rsib->sib_pkey, 0);
-	KUNIT_EXPECT_EQ(test, rsib->sib_sid, 0);
+	KUNIT_EXPECT_EQ(test, ntohs(rsib->sib_pkey), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rsib->sib_sid), 0ULL);
 	KUNIT_EXPECT_EQ(test,
 			be64_to_cpu(rdma_get_service_id(conn, (struct sockaddr *)lsib)),
 			sid);
