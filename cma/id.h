@@ -96,7 +96,7 @@ struct xcma_sa_route;
 struct xcma_id {
 	/*
 	 * The in-tree private id's layout where ib_core reads it (see
-	 * restrack.h): three overlapping views of the same bytes, each
+	 * restrack.h): four overlapping views of the same bytes, each
 	 * asserted below not to reach into the next one's field.
 	 */
 	union {
@@ -118,6 +118,7 @@ struct xcma_id {
 			bool afonly_set;
 			bool used_resolve_ip;
 			u8 work_event;
+			int backlog;
 			/* its fsm.state is the in-tree state */
 			struct xcma_life_id life;
 			struct rdma_ucm_ece ece;
@@ -127,17 +128,20 @@ struct xcma_id {
 			u32 qp_num;
 		};
 		struct {
+			/* in-tree private fields ib_core never reads */
+			u8 before_qkey[XCMA_INTREE_OFF(qp_num) + sizeof(u32)];
+			u32 qkey;
+			struct iw_cm_id *iw_id;
+			struct iw_cm_id *iw_listen_id;
+		};
+		struct {
 			u8 before_res[XCMA_INTREE_OFF(res)];
 			struct rdma_restrack_entry res;
 		};
 	};
 	struct work_struct work;
 	struct mutex qp_mutex; /* see above */
-	u32 qkey;
 	struct xcma_neigh_entry neigh;
-	struct iw_cm_id *iw_id;
-	struct iw_cm_id *iw_listen_id;
-	int backlog;
 	struct xcma_sa_route *sa;
 };
 
@@ -149,9 +153,16 @@ static_assert(sizeof(((struct xcma_id *)0)->life.fsm.state) ==
 	      sizeof(((struct xcma_intree_id *)0)->state));
 static_assert(offsetof(struct xcma_id, qp_num) == XCMA_INTREE_OFF(qp_num));
 static_assert(offsetof(struct xcma_id, res) == XCMA_INTREE_OFF(res));
-/* the views do not overlap: the first ends before qp_num, qp_num before res */
+/*
+ * the views do not overlap: the first ends before qp_num, qp_num before
+ * qkey, the iw_cm ids before res
+ */
 static_assert(offsetofend(struct xcma_id, ece) <= XCMA_INTREE_OFF(qp_num));
 static_assert(XCMA_INTREE_OFF(qp_num) + sizeof(u32) <= XCMA_INTREE_OFF(res));
+static_assert(offsetof(struct xcma_id, qkey) >= XCMA_INTREE_OFF(qp_num) +
+	      sizeof(u32));
+static_assert(offsetofend(struct xcma_id, iw_listen_id) <=
+	      XCMA_INTREE_OFF(res));
 
 static inline struct xcma_id *xcma_id_of(struct rdma_cm_id *id)
 {

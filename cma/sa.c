@@ -15,6 +15,7 @@
  */
 #include <linux/completion.h>
 #include <linux/in6.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <rdma/ib.h>
 #include <rdma/ib_sa.h>
@@ -33,8 +34,12 @@ enum { REC_PRIMARY, REC_INBOUND, REC_OUTBOUND, REC_KINDS };
 /**
  * struct xcma_sa_route - an id's path record query (one at a time)
  * @xid: the id
- * @query: ib_sa's query, for the cancel
- * @query_id: its id
+ * @lock: held while a query is issued and while the cancel reads
+ *	@pending, @query and @query_id, so that a cancel that comes while
+ *	ib_sa is still being asked (a device removal racing
+ *	rdma_resolve_route()) cancels that query, not the one before
+ * @query: ib_sa's query, for the cancel (@lock)
+ * @query_id: its id (@lock)
  * @answered: completed (for all waiters) once ib_sa's callback has kept
  *	the answer and queued the work item; re-armed by each query
  * @pending: a query was issued and its answer not yet taken by the work
@@ -49,6 +54,7 @@ enum { REC_PRIMARY, REC_INBOUND, REC_OUTBOUND, REC_KINDS };
  */
 struct xcma_sa_route {
 	struct xcma_id *xid;
+	struct mutex lock; /* see above */
 	struct ib_sa_query *query;
 	int query_id;
 	struct completion answered;
@@ -163,13 +169,15 @@ int xcma_sa_resolve_route(struct xcma_id *xid, unsigned long timeout_ms)
 		if (!q)
 			return -ENOMEM;
 		q->xid = xid;
+		mutex_init(&q->lock);
 		init_completion(&q->answered);
 		xid->sa = q;
 	}
+	path_request(xid, &rec, &mask);
+	mutex_lock(&q->lock);
 	/* the previous answer's work item waited for its callback to finish */
 	reinit_completion(&q->answered);
 	WRITE_ONCE(q->pending, true);
-	path_request(xid, &rec, &mask);
 	xcma_fsm_id_get(&xid->life.fsm);
 	ret = xcma_ops->sa_path_rec_get(&sa_client, xid->id.device,
 					xid->id.port_num, &rec, mask,
@@ -179,10 +187,12 @@ int xcma_sa_resolve_route(struct xcma_id *xid, unsigned long timeout_ms)
 		WRITE_ONCE(q->pending, false);
 		complete_all(&q->answered);
 		xcma_fsm_id_put(&xid->life.fsm);
-		return ret;
+	} else {
+		q->query_id = ret;
+		ret = 0;
 	}
-	q->query_id = ret;
-	return 0;
+	mutex_unlock(&q->lock);
+	return ret;
 }
 
 /**
@@ -196,11 +206,18 @@ int xcma_sa_resolve_route(struct xcma_id *xid, unsigned long timeout_ms)
 void xcma_sa_cancel_route(struct xcma_id *xid)
 {
 	struct xcma_sa_route *q = xid->sa;
+	bool pending;
 
-	if (!q || !READ_ONCE(q->pending))
+	if (!q)
 		return;
-	xcma_ops->sa_cancel_query(q->query_id, q->query);
-	wait_for_completion(&q->answered);
+	/* ib_sa calls back from its own context, never under this lock */
+	mutex_lock(&q->lock);
+	pending = READ_ONCE(q->pending);
+	if (pending)
+		xcma_ops->sa_cancel_query(q->query_id, q->query);
+	mutex_unlock(&q->lock);
+	if (pending)
+		wait_for_completion(&q->answered);
 }
 
 /**
@@ -277,6 +294,8 @@ void xcma_sa_route_work(struct xcma_id *xid)
  */
 void xcma_sa_free(struct xcma_id *xid)
 {
+	if (xid->sa)
+		mutex_destroy(&xid->sa->lock);
 	kfree(xid->sa);
 	xid->sa = NULL;
 }
