@@ -346,9 +346,10 @@ static u32 active_port(struct ib_device *ibdev)
  * @xid: the id, resolving a loopback or wildcard destination, no device
  *
  * As in-tree: the first device with an active port, else port 1 of the
- * first device; the id's source GID becomes the port's first GID and its
- * pkey the port's first pkey. No GID attribute is held: such an id has
- * no netdev, and its route resolution fails with -ENODEV.
+ * first device (for an AF_IB id, of those with ib_cm); the id's source
+ * GID becomes the port's first GID and its pkey the port's first pkey.
+ * No GID attribute is held: such an id has no netdev, and its route
+ * resolution fails with -ENODEV.
  *
  * Return: 0; -ENODEV without any device; the errnos of the GID and pkey
  * caches.
@@ -364,8 +365,13 @@ int xcma_device_acquire_loopback(struct xcma_id *xid)
 
 	mutex_lock(&devices_lock);
 	list_for_each_entry(dev, &devices, list) {
-		u32 p = active_port(dev->ibdev);
+		u32 p;
 
+		/* an AF_IB id needs ib_cm: no iWARP device (as in-tree) */
+		if (xcma_id_src(xid)->sa_family == AF_IB &&
+		    !xcma_transport_ib_cm(dev->ibdev, 1))
+			continue;
+		p = active_port(dev->ibdev);
 		if (!found)
 			found = dev;
 		if (p) {

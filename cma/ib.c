@@ -277,6 +277,31 @@ struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr)
 	return net;
 }
 
+/**
+ * xcma_ib_sib_set - write an AF_IB address of a connection
+ * @ss: the address, cleared first
+ * @pkey: its partition
+ * @flowinfo: its flow label
+ * @gid: its GID, or NULL for none
+ * @sid: its service ID
+ * @sid_mask: that ID's mask
+ */
+void xcma_ib_sib_set(struct sockaddr_storage *ss, __be16 pkey,
+		     __be32 flowinfo, const union ib_gid *gid, __be64 sid,
+		     __be64 sid_mask)
+{
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sib->sib_family = AF_IB;
+	sib->sib_pkey = pkey;
+	sib->sib_flowinfo = flowinfo;
+	if (gid)
+		memcpy(&sib->sib_addr, gid, sizeof(*gid));
+	sib->sib_sid = sid;
+	sib->sib_sid_mask = sid_mask;
+}
+
 /*
  * The addresses of a connection to an AF_IB listener, from the REQ's
  * path as ib_cm turned it for us (in-tree cma_save_ib_info()): ours is
@@ -287,21 +312,10 @@ static void ib_addrs(const struct sa_path_rec *path,
 		     struct sockaddr_storage *local,
 		     struct sockaddr_storage *remote)
 {
-	struct sockaddr_ib *l = (struct sockaddr_ib *)local;
-	struct sockaddr_ib *r = (struct sockaddr_ib *)remote;
-
-	memset(local, 0, sizeof(*local));
-	memset(remote, 0, sizeof(*remote));
-	l->sib_family = AF_IB;
-	l->sib_pkey = path->pkey;
-	l->sib_flowinfo = path->flow_label;
-	memcpy(&l->sib_addr, &path->sgid, sizeof(path->sgid));
-	l->sib_sid = path->service_id;
-	l->sib_sid_mask = cpu_to_be64(~0ULL);
-	r->sib_family = AF_IB;
-	r->sib_pkey = path->pkey;
-	r->sib_flowinfo = path->flow_label;
-	memcpy(&r->sib_addr, &path->dgid, sizeof(path->dgid));
+	xcma_ib_sib_set(local, path->pkey, path->flow_label, &path->sgid,
+			path->service_id, cpu_to_be64(~0ULL));
+	xcma_ib_sib_set(remote, path->pkey, path->flow_label, &path->dgid, 0,
+			0);
 }
 
 /**
@@ -403,8 +417,10 @@ static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 		return -ENOMEM;
 	if (param->private_data && param->private_data_len)
 		memcpy(buf + off, param->private_data, param->private_data_len);
-	ret = xcma_wire_hdr_encode(buf, req.private_data_len, xcma_id_src(xid),
-				   xcma_id_dst(xid));
+	/* AF_IB sends the user's data alone (in-tree cma_format_hdr()) */
+	ret = off ? xcma_wire_hdr_encode(buf, req.private_data_len,
+					 xcma_id_src(xid), xcma_id_dst(xid)) :
+		    0;
 	if (ret)
 		goto out;
 
@@ -415,7 +431,7 @@ static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 	}
 	xid->cm_id = cm_id;
 
-	req.private_data = buf;
+	req.private_data = req.private_data_len ? buf : NULL;
 	req.primary_path = &route->path_rec[0];
 	req.primary_path_inbound = route->path_rec_inbound;
 	req.primary_path_outbound = route->path_rec_outbound;
@@ -472,7 +488,7 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 	if (ret)
 		return ret;
 	/* iWARP's private data goes in the MPA frame: iw_cm checks it */
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		goto connect;
 	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
 						   XCMA_WIRE_SIDR_REQ :
@@ -490,7 +506,7 @@ connect:
 		xid->srq = conn_param->srq;
 	}
 	mutex_unlock(&xid->qp_mutex);
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		ret = xcma_iw_connect(xid, conn_param);
 	else if (!xcma_transport_ib_cm(id->device, id->port_num))
 		ret = -XCMA_ENOTRANSPORT;
@@ -706,7 +722,7 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		return xcma_iw_disconnect(xid);
 	if (!xid->cm_id) {
 		if (!READ_ONCE(xid->listen_cm_id))
@@ -765,7 +781,7 @@ const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 {
 	if (xcma_transport_ib_cm(id->device, id->port_num))
 		return xcma_ops->reject_msg(reason);
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		return xcma_ops->iw_reject_msg(reason);
 	return "unrecognized transport";
 }
@@ -789,7 +805,7 @@ const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 
 	if (xcma_transport_ib_cm(id->device, id->port_num))
 		consumer = ev->status == IB_CM_REJ_CONSUMER_DEFINED;
-	else if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	else if (xcma_transport_iw(id->device, id->port_num))
 		consumer = ev->status == -ECONNREFUSED;
 	if (consumer && ev->param.conn.private_data_len) {
 		*data_len = ev->param.conn.private_data_len;

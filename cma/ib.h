@@ -19,6 +19,9 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 void xcma_ib_release(struct xcma_id *xid);
 int xcma_ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret);
 struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr);
+void xcma_ib_sib_set(struct sockaddr_storage *ss, __be16 pkey,
+		     __be32 flowinfo, const union ib_gid *gid, __be64 sid,
+		     __be64 sid_mask);
 struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 				   enum ib_qp_type qp_type,
 				   const struct sockaddr_storage *local,

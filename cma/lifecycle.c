@@ -363,7 +363,7 @@ int xcma_plat_listen_child(struct xcma_fsm_id *parent,
 		return -ENOMEM;
 	ret = ctx->ops->listen_child(xcma_life_id_of(parent),
 				     xcma_life_dev_of(dev), &child);
-	if (!ret)
+	if (!ret && child)
 		*out = &child->fsm;
 	return ret;
 }

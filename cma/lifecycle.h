@@ -71,7 +71,8 @@ struct xcma_life_id_ops {
  * struct xcma_life_ctx_ops - module-wide callbacks
  * @listen_child: allocate the per-device child of wildcard listener
  *	@parent, xcma_life_id_init() it, start listening on @dev, set
- *	*@child; return 0 or -errno. Called with the ctx mutex held.
+ *	*@child, or leave it NULL for a device that takes no child;
+ *	return 0 or -errno. Called with the ctx mutex held.
  * @report_holder: removal of @dev has waited a report period for @id.
  *	Called with the ctx mutex held.
  */

@@ -52,8 +52,7 @@ int xcma_listen_start(struct xcma_id *xid)
 {
 	struct ib_cm_id *cm_id;
 
-	if (xcma_transport(xid->id.device, xid->id.port_num) ==
-	    XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(xid->id.device, xid->id.port_num))
 		return listen_iw(xid);
 	cm_id = xcma_ops->insert_listen(xid->id.device, xcma_ib_req_handler,
 					xcma_wire_addr_service_id(xid->id.ps,
@@ -181,10 +180,13 @@ EXPORT_SYMBOL_NS_GPL(xcma_listen_find_ib, XCMA_INTERNAL);
  * @out: set to the child
  *
  * The child takes the parent's address, options, callback and context;
- * the library binds it, attaches it and makes it LISTEN after this.
+ * the library binds it, attaches it and makes it LISTEN after this. An
+ * AF_IB listener gets none on a device without ib_cm (iWARP), as in-tree
+ * (cma_listen_on_dev()): iw_cm cannot listen on a GID.
  * Context: the ctx lock is held.
  *
- * Return: 0 and *@out set, or the errno (rdma_listen() returns it).
+ * Return: 0 and *@out set (NULL: no child on @life), or the errno
+ * (rdma_listen() returns it).
  */
 int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 		      struct xcma_life_id **out)
@@ -195,6 +197,10 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	int ret = -ENOMEM;
 
 	lockdep_assert_held(&xcma_life_ctx_of(parent->fsm.ctx)->lock);
+	*out = NULL;
+	if (xcma_id_src(p)->sa_family == AF_IB &&
+	    !xcma_transport_ib_cm(dev->ibdev, rdma_start_port(dev->ibdev)))
+		return 0;
 	child = xcma_id_alloc(p->id.route.addr.dev_addr.net,
 			      p->id.event_handler, p->id.context, p->id.ps,
 			      p->id.qp_type, p, NULL);

@@ -307,4 +307,10 @@ static inline bool xcma_transport_ib_cm(struct ib_device *dev, u32 port)
 	return t == XCMA_TRANSPORT_IB || t == XCMA_TRANSPORT_ROCE;
 }
 
+/* iw_cm drives the port (iWARP) */
+static inline bool xcma_transport_iw(struct ib_device *dev, u32 port)
+{
+	return xcma_transport(dev, port) == XCMA_TRANSPORT_IWARP;
+}
+
 #endif /* XCMA_OPS_H */

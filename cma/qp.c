@@ -62,7 +62,7 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (xcma_transport(id->device, id->port_num) == XCMA_TRANSPORT_IWARP)
+	if (xcma_transport_iw(id->device, id->port_num))
 		ret = xcma_iw_init_qp_attr(xid, qp_attr, qp_attr_mask);
 	else if (!xcma_transport_ib_cm(id->device, id->port_num))
 		return -XCMA_ENOTRANSPORT;

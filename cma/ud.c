@@ -11,6 +11,7 @@
  * same one.
  */
 #include <linux/slab.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
@@ -173,8 +174,10 @@ int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 		return -ENOMEM;
 	if (param->private_data && param->private_data_len)
 		memcpy(buf + off, param->private_data, param->private_data_len);
-	ret = xcma_wire_hdr_encode(buf, req.private_data_len, xcma_id_src(xid),
-				   xcma_id_dst(xid));
+	/* AF_IB sends the user's data alone (in-tree cma_format_hdr()) */
+	ret = off ? xcma_wire_hdr_encode(buf, req.private_data_len,
+					 xcma_id_src(xid), xcma_id_dst(xid)) :
+		    0;
 	if (ret)
 		goto out;
 
@@ -184,7 +187,7 @@ int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 		goto out;
 	}
 	xid->cm_id = cm_id;
-	req.private_data = buf;
+	req.private_data = req.private_data_len ? buf : NULL;
 	req.path = xid->id.route.path_rec;
 	req.sgid_attr = xid->id.route.addr.dev_addr.sgid_attr;
 	req.service_id = xcma_wire_addr_service_id(xid->id.ps, xcma_id_dst(xid));
@@ -259,6 +262,26 @@ int xcma_ud_reject(struct xcma_id *xid, const void *data, u8 len)
 	return send_sidr_rep(xid, &rep, data, len);
 }
 
+/*
+ * The addresses of a SIDR REQ to an AF_IB listener: a SIDR REQ carries
+ * no path, so ours is the listener's under a full service ID mask and the
+ * peer's is AF_IB and nothing more (in-tree cma_save_ib_info() without a
+ * path).
+ */
+static void sidr_ib_addrs(struct xcma_id *listener,
+			  struct sockaddr_storage *local,
+			  struct sockaddr_storage *remote)
+{
+	const struct sockaddr_ib *l =
+		(const struct sockaddr_ib *)xcma_id_src(listener);
+
+	xcma_ib_sib_set(local, l->sib_pkey, l->sib_flowinfo,
+			(const union ib_gid *)&l->sib_addr, l->sib_sid,
+			cpu_to_be64(~0ULL));
+	((struct sockaddr_ib *)local)->sib_scope_id = l->sib_scope_id;
+	xcma_ib_sib_set(remote, 0, 0, NULL, 0, 0);
+}
+
 /**
  * xcma_ud_req_handler - a SIDR REQ for one of our listeners
  * @cm_id: ib_cm's id of the request
@@ -282,14 +305,23 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_wire_hdr_decode(ib_event->private_data,
 				   IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE,
 				   req->service_id, &local, &remote);
-	if (ret)
+	if (ret && ret != -EAFNOSUPPORT)
 		return ret;
-	net = xcma_ib_gid_net(req->sgid_attr);
-	if (!net)
-		return -EINVAL;
-	listener = xcma_listen_find(net, cm_id->device, req->service_id,
-				    ib_event->private_data);
-	put_net(net);
+	if (ret) {
+		/* no IP header: for an AF_IB listener (cma_get_net_dev()) */
+		listener = xcma_listen_find_ib(cm_id->device, req->port,
+					       req->service_id);
+		if (listener)
+			sidr_ib_addrs(listener, &local, &remote);
+	} else {
+		net = xcma_ib_gid_net(req->sgid_attr);
+		if (!net)
+			return -EINVAL;
+		listener = xcma_listen_find(net, cm_id->device,
+					    req->service_id,
+					    ib_event->private_data);
+		put_net(net);
+	}
 	if (!listener)
 		return -EINVAL;
 	trace_cm_req_handler(listener, ib_event->event);

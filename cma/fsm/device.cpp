@@ -155,8 +155,9 @@ Status listen_on_dev_locked(xcma_fsm_id *parent, xcma_fsm_dev *dev)
 
 	if (!made.ok())
 		return made;
+	/* the platform makes no child on this device (it cannot listen) */
 	if (!child)
-		return { -XCMA_ENOMEM };
+		return {};
 	child->parent = parent;
 	child->flags |= XCMA_FSM_F_INTERNAL;
 	xcma_plat_id_get(parent);

@@ -395,8 +395,10 @@ void xcma_plat_id_release_dev(struct xcma_fsm_id *id,
 void xcma_plat_id_free(struct xcma_fsm_id *id);
 /*
  * Create the per-device child of a wildcard listener: allocate it, have
- * xcma_fsm_id_init() run on it, start listening on @dev, set *@child.
- * Ctx lock held. Returns 0 or -errno (rdma_listen() returns it).
+ * xcma_fsm_id_init() run on it, start listening on @dev, set *@child;
+ * or leave *@child NULL: @dev gets no child (a device the listener's
+ * address family cannot listen on). Ctx lock held. Returns 0 or -errno
+ * (rdma_listen() returns it).
  */
 XCMA_MUST_CHECK int xcma_plat_listen_child(struct xcma_fsm_id *parent,
 					   struct xcma_fsm_dev *dev,

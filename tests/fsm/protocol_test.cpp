@@ -498,6 +498,31 @@ TEST_F(Protocol, ListenFailureUndoesEverything)
 	EXPECT_EQ(xcma_fsm_id_destroy(&l.fsm), 0);
 }
 
+/*
+ * The platform makes no child on a device (an AF_IB listener on iWARP):
+ * the listen succeeds with a child on the other device only, and a device
+ * added later that gets none is added all the same.
+ */
+TEST_F(Protocol, ListenSkipsADeviceWithoutChild)
+{
+	new_tdev("d");
+	new_tdev("e");
+	new_no_child_slot();
+	TId &c1 = new_child_slot("c1");
+	TId &l = new_tid("L");
+	op(l, XCMA_EV_BIND);
+	EXPECT_EQ(xcma_fsm_id_listen(&l.fsm), 0);
+	EXPECT_EQ(l.fsm.state, unsigned(XCMA_FSM_LISTEN));
+	EXPECT_FALSE(c1.freed);
+	EXPECT_EQ(c1.fsm.state, unsigned(XCMA_FSM_LISTEN));
+	new_no_child_slot();
+	TDev &f = new_tdev("f", false);
+	EXPECT_EQ(xcma_fsm_dev_add(&f.fsm), 0);
+	EXPECT_EQ(xcma_fsm_id_destroy(&l.fsm), 0);
+	EXPECT_TRUE(c1.freed);
+	xcma_fsm_dev_remove(&f.fsm);
+}
+
 TEST_F(Protocol, DeviceAddFailureRemovesTheDeviceAgain)
 {
 	TId &l = new_tid("L");

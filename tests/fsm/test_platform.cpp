@@ -41,6 +41,11 @@ TId &new_child_slot(const char *name)
 	return t;
 }
 
+void new_no_child_slot()
+{
+	tw->child_pool.push_back(nullptr);
+}
+
 TDev &new_tdev(const char *name, bool add)
 {
 	tw->devs.push_back(std::make_unique<TDev>());
@@ -215,7 +220,8 @@ int xcma_plat_listen_child(xcma_fsm_id *, xcma_fsm_dev *,
 		return -12; /* -ENOMEM */
 	TId *c = tw->child_pool.front();
 	tw->child_pool.erase(tw->child_pool.begin());
-	*child = &c->fsm;
+	if (c) /* else: no child on this device */
+		*child = &c->fsm;
 	return 0;
 }
 

@@ -74,5 +74,7 @@ TId &tid(xcma_fsm_id *fsm);
 TId &new_tid(const char *name);
 TDev &new_tdev(const char *name, bool add = true);
 TId &new_child_slot(const char *name);
+/* the next device a listener meets gets no child (the platform skips it) */
+void new_no_child_slot();
 
 #endif /* XCMA_TEST_PLATFORM_HPP */

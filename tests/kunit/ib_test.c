@@ -33,6 +33,7 @@
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
 #include "cm_util.h"
+#include "esa_util.h"
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"
 
@@ -95,8 +96,7 @@ static struct esa esa;
 
 static void esa_answer(struct work_struct *work)
 {
-	struct sa_path_rec *recs = NULL;
-	int status = 0, n = 0;
+	int status = 0;
 
 	switch (esa.mode) {
 	case ESA_TIMEOUT:
@@ -106,25 +106,13 @@ static void esa_answer(struct work_struct *work)
 		status = -EINVAL;
 		break;
 	default:
-		n = esa.nans;
 		break;
-	}
-	if (n) {
-		/* ib_sa's buffer lives for the callback only: poisoned after */
-		recs = kmemdup(esa.ans, n * sizeof(*recs), GFP_KERNEL);
-		if (!recs) {
-			status = -ENOMEM;
-			n = 0;
-		}
 	}
 	spin_lock(&esa.lock);
 	esa.in_flight = false;
 	esa.callbacks++;
 	spin_unlock(&esa.lock);
-	esa.cb(status, recs, n, esa.ctx);
-	if (recs)
-		memset(recs, 0x6b, n * sizeof(*recs));
-	kfree(recs);
+	esa_call_back(esa.cb, status, esa.ans, esa.nans, esa.ctx);
 }
 
 static int esa_get(struct ib_sa_client *client, struct ib_device *dev,
@@ -171,19 +159,15 @@ static void esa_cancel(int id, struct ib_sa_query *query)
 	spin_unlock(&esa.lock);
 }
 
-static enum xcma_transport esa_transport(struct ib_device *dev, u32 port)
-{
-	if (!strcmp(dev_name(&dev->dev), "rxe0"))
-		return XCMA_TRANSPORT_IB;
-	return xcma_kernel_ops.port_transport(dev, port);
-}
-
 /* ib_cm's side, where a case needs it */
 static struct ib_cm_req_param esa_req;
 static struct sa_path_rec esa_req_path[3];
 static bool esa_req_has[3];
 static int esa_req_calls;
 static u16 esa_pkey_asked;
+/* the REQ's private data, as it was when sent */
+static u8 esa_req_pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
+static bool esa_req_has_pdata;
 
 #define ESA_PKEY_INDEX 3
 #define ESA_CM_RQ_PSN 0x00abcdef
@@ -196,6 +180,10 @@ static int esa_send_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *p)
 	int i;
 
 	esa_req = *p;
+	esa_req_has_pdata = p->private_data;
+	if (p->private_data)
+		memcpy(esa_req_pdata, p->private_data,
+		       min_t(u8, p->private_data_len, sizeof(esa_req_pdata)));
 	for (i = 0; i < 3; i++) {
 		esa_req_has[i] = paths[i];
 		if (paths[i])
@@ -284,7 +272,7 @@ static void ib_destroy(struct kunit *test, struct rdma_cm_id *id)
 static void esa_install(struct kunit *test, enum esa_mode mode)
 {
 	esa_ops = xcma_kernel_ops;
-	esa_ops.port_transport = esa_transport;
+	esa_ops.port_transport = esa_ib_transport;
 	esa_ops.sa_path_rec_get = esa_get;
 	esa_ops.sa_cancel_query = esa_cancel;
 	esa_ops.send_req = esa_send_req;
@@ -746,29 +734,10 @@ static struct {
 	int gid_asks;
 } ipoib;
 
-static void ipoib_hw(u8 *hw, const union ib_gid *gid)
-{
-	memset(hw, 0, MAX_ADDR_LEN);
-	hw[3] = 0x48;	/* the QPN */
-	memcpy(hw + 4, gid->raw, sizeof(gid->raw));
-}
-
 static void ipoib_dev_addr(struct rdma_dev_addr *da)
 {
-	if (ipoib.ethernet)
-		return;
-	da->dev_type = ARPHRD_INFINIBAND;
-	ipoib_hw(da->src_dev_addr, &ipoib_sgid);
-	ipoib_hw(da->dst_dev_addr, &ipoib_dgid);
-	memset(da->broadcast, 0, MAX_ADDR_LEN);
-	da->broadcast[1] = 0xff;
-	da->broadcast[2] = 0xff;
-	da->broadcast[3] = 0xff;
-	da->broadcast[4] = 0xff;
-	da->broadcast[5] = 0x12;
-	/* ib_addr_set_pkey(), spelled out: sparse frowns at its constant cast */
-	da->broadcast[8] = IPOIB_PKEY >> 8;
-	da->broadcast[9] = IPOIB_PKEY & 0xff;
+	if (!ipoib.ethernet)
+		esa_ipoib_dev_addr(da, &ipoib_sgid, &ipoib_dgid, IPOIB_PKEY);
 }
 
 static void ipoib_resolved(int status, struct sockaddr *src,
@@ -796,7 +765,7 @@ ipoib_find_gid(struct ib_device *dev, const union ib_gid *gid,
 	/* rxe0's first GID stands for the IB port's GID */
 	if (type == IB_GID_TYPE_IB && !ndev &&
 	    !memcmp(gid, &ipoib_sgid, sizeof(*gid)) &&
-	    esa_transport(dev, port) == XCMA_TRANSPORT_IB) {
+	    esa_ib_transport(dev, port) == XCMA_TRANSPORT_IB) {
 		ipoib.gid_asks++;
 		return xcma_kernel_ops.get_gid_attr(dev, port, 0);
 	}
@@ -989,7 +958,7 @@ afib_find_gid(struct ib_device *dev, const union ib_gid *gid,
 {
 	if (type == IB_GID_TYPE_IB && !ndev &&
 	    !memcmp(gid, &afib_gid, sizeof(*gid)) &&
-	    esa_transport(dev, port) == XCMA_TRANSPORT_IB) {
+	    esa_ib_transport(dev, port) == XCMA_TRANSPORT_IB) {
 		afib_gid_asks++;
 		return xcma_kernel_ops.get_gid_attr(dev, port, 0);
 	}
@@ -1462,6 +1431,294 @@ static void ib_afib_listen_req(struct kunit *test)
 	ib_destroy(test, id);
 }
 
+/* ---- rdma_connect() from an AF_IB id ---- */
+
+/*
+ * An AF_IB id resolved to rxe0's GID (the emulated IB port), its route
+ * from the SA, then rdma_connect(), with private data or without. The REQ
+ * (in-tree cma_connect_ib()): no IP header, the user's data at offset 0
+ * and no buffer at all without data (cma_user_data_offset() is 0 for
+ * AF_IB, cma_format_hdr() writes nothing); the destination's service id
+ * as given (rdma_get_service_id()); the route's one record; no GID
+ * attribute (an AF_IB id holds none); the QP and CM fields as for IP.
+ */
+static void ib_afib_connect(struct kunit *test)
+{
+	bool data = *(const bool *)test->param_value;
+	static const u8 udata[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct rdma_conn_param param = { .qp_num = 0x55, .retry_count = 5,
+					 .rnr_retry_count = 6,
+					 .responder_resources = 1,
+					 .initiator_depth = 1 };
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+
+	if (data) {
+		param.private_data = udata;
+		param.private_data_len = sizeof(udata);
+	}
+	esa_rec(&esa.ans[0], 0, 0x1d1e, 6);
+	esa.nans = 1;
+	afib_install(test, true);
+	id = afib_new_id(test, s, RDMA_PS_IB);
+	afib_addr(&dst, &afib_gid, AFIB_PKEY, RDMA_IB_IP_PS_IB | AFIB_PORT,
+		  ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	memset(esa_req_pdata, 0xee, sizeof(esa_req_pdata));
+
+	KUNIT_ASSERT_EQ(test, rdma_connect(id, &param), 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_CONNECT);
+	KUNIT_ASSERT_EQ(test, esa_req_calls, 1);
+	KUNIT_EXPECT_EQ(test, esa_req.private_data_len,
+			(u8)(data ? sizeof(udata) : 0));
+	KUNIT_EXPECT_EQ(test, esa_req_has_pdata, data);
+	if (data)
+		KUNIT_EXPECT_EQ(test, memcmp(esa_req_pdata, udata,
+					     sizeof(udata)), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa_req.service_id),
+			RDMA_IB_IP_PS_IB | AFIB_PORT);
+	KUNIT_ASSERT_TRUE(test, esa_req_has[0]);
+	expect_rec(test, &esa_req_path[0], &esa.ans[0], "REQ primary");
+	KUNIT_EXPECT_FALSE(test, esa_req_has[1]);
+	KUNIT_EXPECT_FALSE(test, esa_req_has[2]);
+	KUNIT_EXPECT_NULL(test, esa_req.ppath_sgid_attr);
+	KUNIT_EXPECT_EQ(test, esa_req.qp_num, 0x55);
+	KUNIT_EXPECT_EQ(test, esa_req.qp_type, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, esa_req.starting_psn, xcma_id_of(id)->seq_num);
+	KUNIT_EXPECT_EQ(test, esa_req.responder_resources, 1);
+	KUNIT_EXPECT_EQ(test, esa_req.initiator_depth, 1);
+	KUNIT_EXPECT_EQ(test, esa_req.retry_count, 5);
+	KUNIT_EXPECT_EQ(test, esa_req.rnr_retry_count, 6);
+	KUNIT_EXPECT_EQ(test, esa_req.remote_cm_response_timeout, 20);
+	KUNIT_EXPECT_EQ(test, esa_req.local_cm_response_timeout, 20);
+	KUNIT_EXPECT_EQ(test, esa_req.max_cm_retries, 15);
+	ib_destroy(test, id);
+}
+
+static const bool afib_data[] = { true, false };
+
+static void afib_data_desc(const bool *data, char *desc)
+{
+	strscpy(desc, *data ? "private_data" : "no_private_data",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(afib_data, afib_data, afib_data_desc);
+
+/* ib_cm's side of a SIDR REQ: what it was handed */
+static struct {
+	struct ib_cm_sidr_req_param p;
+	struct sa_path_rec path;
+	u8 pdata[IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE];
+	bool has_pdata;
+	int calls;
+} esa_sidr;
+
+static int esa_send_sidr_req(struct ib_cm_id *cm_id,
+			     struct ib_cm_sidr_req_param *p)
+{
+	esa_sidr.p = *p;
+	esa_sidr.has_pdata = p->private_data;
+	if (p->private_data)
+		memcpy(esa_sidr.pdata, p->private_data,
+		       min_t(u8, p->private_data_len, sizeof(esa_sidr.pdata)));
+	if (p->path)
+		esa_sidr.path = *p->path;
+	esa_sidr.calls++;
+	return 0;
+}
+
+/*
+ * The same for a UD id: its SIDR REQ (in-tree cma_resolve_ib_udp())
+ * carries the user's data alone, at offset 0, the destination's service
+ * id and the route's record.
+ */
+static void ib_afib_sidr_connect(struct kunit *test)
+{
+	static const u8 udata[7] = { 7, 6, 5, 4, 3, 2, 1 };
+	struct rdma_conn_param param = { .private_data = udata,
+					 .private_data_len = sizeof(udata) };
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], 0, 0x1f20, 2);
+	esa.nans = 1;
+	afib_install(test, true);
+	esa_ops.send_sidr_req = esa_send_sidr_req;
+	memset(&esa_sidr, 0, sizeof(esa_sidr));
+	id = rdma_create_id(&init_net, cm_handler, s, RDMA_PS_IB, IB_QPT_UD);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	afib_addr(&dst, &afib_gid, AFIB_PKEY, RDMA_IB_IP_PS_IB | AFIB_PORT,
+		  ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	resolve_route_ib(test, s, id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_ASSERT_EQ(test, rdma_connect(id, &param), 0);
+	KUNIT_ASSERT_EQ(test, esa_sidr.calls, 1);
+	KUNIT_EXPECT_EQ(test, esa_sidr.p.private_data_len, (u8)sizeof(udata));
+	KUNIT_EXPECT_TRUE(test, esa_sidr.has_pdata);
+	KUNIT_EXPECT_EQ(test, memcmp(esa_sidr.pdata, udata, sizeof(udata)), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(esa_sidr.p.service_id),
+			RDMA_IB_IP_PS_IB | AFIB_PORT);
+	KUNIT_ASSERT_NOT_NULL(test, esa_sidr.p.path);
+	expect_rec(test, &esa_sidr.path, &esa.ans[0], "SIDR path");
+	KUNIT_EXPECT_NULL(test, esa_sidr.p.sgid_attr);
+	ib_destroy(test, id);
+}
+
+/* ---- a SIDR REQ without an IP header ---- */
+
+static struct {
+	int n;
+	int event;
+	struct rdma_cm_id *conn;
+	const void *pdata;
+	u8 pdata_len;
+} sidr_seen;
+
+static int sidr_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	sidr_seen.n++;
+	sidr_seen.event = ev->event;
+	sidr_seen.conn = id;
+	sidr_seen.pdata = ev->param.ud.private_data;
+	sidr_seen.pdata_len = ev->param.ud.private_data_len;
+	return 0;
+}
+
+/* a SIDR REQ as ib_cm hands it to the listen callback, no IP header */
+static int afib_sidr_req(struct kunit *test, u64 sid, const u8 *pdata,
+			 struct ib_cm_id **cm_id)
+{
+	struct ib_cm_event ev = {};
+
+	*cm_id = ib_create_cm_id(afib_cm.dev, afib_cm_handler, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(*cm_id));
+	ev.event = IB_CM_SIDR_REQ_RECEIVED;
+	ev.param.sidr_req_rcvd.service_id = cpu_to_be64(sid);
+	ev.param.sidr_req_rcvd.pkey = AFIB_PKEY;
+	ev.param.sidr_req_rcvd.port = 1;
+	ev.private_data = (void *)pdata;
+	return afib_cm.handler(*cm_id, &ev);
+}
+
+struct sidr_case {
+	const char *name;
+	enum rdma_ucm_port_space ps;
+	enum ib_qp_type qpt;
+	u64 prefix;
+	bool taken;
+};
+
+/*
+ * cma_ib_req_handler() for a SIDR REQ: a UD listener of RDMA_PS_IB or
+ * RDMA_PS_UDP takes it; an RC one does not (cma_ib_check_req_qp_type()).
+ */
+static const struct sidr_case sidr_cases[] = {
+	{ "ps_ib_ud", RDMA_PS_IB, IB_QPT_UD, RDMA_IB_IP_PS_IB, true },
+	{ "ps_udp_ud", RDMA_PS_UDP, IB_QPT_UD, RDMA_IB_IP_PS_UDP, true },
+	{ "ps_ib_rc", RDMA_PS_IB, IB_QPT_RC, RDMA_IB_IP_PS_IB, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(sidr, sidr_cases, name);
+
+/*
+ * A SIDR REQ without an IP header (an AF_IB peer's) to the service id of
+ * an AF_IB listener reaches it (cma_ib_id_from_event(): no netdev, so
+ * AF_IB, init_net's ids of the service id's port space and port,
+ * cma_match_net_dev()). The new UD id's own address is the listener's
+ * under a full mask and the peer's is AF_IB with nothing more: a SIDR
+ * REQ has no path (cma_save_ib_info() without one); CONNECT_REQUEST
+ * hands over all the private data, there is no header to skip
+ * (cma_user_data_offset()). A SIDR REQ to the next service id finds
+ * nobody.
+ */
+static void ib_afib_sidr_req(struct kunit *test)
+{
+	const struct sidr_case *c = test->param_value;
+	static u8 pdata[IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE];
+	u64 sid = c->prefix | 18706;
+	struct sockaddr_ib *lsib, *rsib;
+	struct sockaddr_storage a;
+	struct ib_cm_id *cm_id;
+	struct rdma_cm_id *id, *conn;
+	union ib_gid zero = {};
+
+	memset(&afib_cm, 0, sizeof(afib_cm));
+	memset(&sidr_seen, 0, sizeof(sidr_seen));
+	memset(pdata, 0, sizeof(pdata));
+	/* no IP header: version 0 and IP version 0, then the user's data */
+	pdata[8] = 0x5a;
+	afib_install(test, true);
+	esa_ops.insert_listen = afib_insert_listen;
+	id = rdma_create_id(&init_net, sidr_listen_handler, NULL, c->ps,
+			    c->qpt);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	afib_addr(&a, &afib_gid, AFIB_PKEY, sid, ~0ULL);
+	((struct sockaddr_ib *)&a)->sib_flowinfo = cpu_to_be32(0x4711);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
+
+	KUNIT_EXPECT_NE(test, afib_sidr_req(test, sid + 1, pdata, &cm_id), 0);
+	ib_destroy_cm_id(cm_id);
+	KUNIT_EXPECT_EQ(test, sidr_seen.n, 0);
+
+	if (!c->taken) {
+		KUNIT_EXPECT_EQ(test, afib_sidr_req(test, sid, pdata, &cm_id),
+				-EINVAL);
+		ib_destroy_cm_id(cm_id);
+		KUNIT_EXPECT_EQ(test, sidr_seen.n, 0);
+		ib_destroy(test, id);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, afib_sidr_req(test, sid, pdata, &cm_id), 0);
+	KUNIT_ASSERT_EQ(test, sidr_seen.n, 1);
+	KUNIT_EXPECT_EQ(test, sidr_seen.event, RDMA_CM_EVENT_CONNECT_REQUEST);
+	conn = sidr_seen.conn;
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+	KUNIT_EXPECT_PTR_NE(test, conn, id);
+	KUNIT_EXPECT_EQ(test, conn->ps, c->ps);
+	KUNIT_EXPECT_EQ(test, conn->qp_type, IB_QPT_UD);
+	KUNIT_EXPECT_PTR_EQ(test, conn->device, id->device);
+	KUNIT_EXPECT_EQ(test, conn->port_num, 1);
+	KUNIT_EXPECT_PTR_EQ(test, sidr_seen.pdata, (const void *)pdata);
+	KUNIT_EXPECT_EQ(test, sidr_seen.pdata_len,
+			(u8)IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
+	lsib = (struct sockaddr_ib *)&conn->route.addr.src_addr;
+	rsib = (struct sockaddr_ib *)&conn->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, lsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&lsib->sib_addr, &afib_gid, 16), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(lsib->sib_pkey), AFIB_PKEY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(lsib->sib_flowinfo), 0x4711);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid), sid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(lsib->sib_sid_mask), ~0ULL);
+	KUNIT_EXPECT_EQ(test, rsib->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&rsib->sib_addr, &zero, 16), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(rsib->sib_pkey), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rsib->sib_sid), 0ULL);
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(rdma_get_service_id(conn, (struct sockaddr *)lsib)),
+			sid);
+	/* the conn id owns cm_id now */
+	rdma_destroy_id(conn);
+	ib_destroy(test, id);
+}
+
 static int bind_probe(struct sockaddr_storage *a)
 {
 	return cm_bind_probe(a, RDMA_PS_TCP, IB_QPT_RC);
@@ -1500,6 +1757,9 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_bad_input, afib_bad_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_resolve_route, afib_bound_gen_params),
 	KUNIT_CASE(ib_afib_listen_req),
+	KUNIT_CASE_PARAM(ib_afib_sidr_req, sidr_gen_params),
+	KUNIT_CASE_PARAM(ib_afib_connect, afib_data_gen_params),
+	KUNIT_CASE(ib_afib_sidr_connect),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
 	{}
 };
@@ -1510,4 +1770,202 @@ static struct kunit_suite ib_suite = {
 	.test_cases = ib_cases,
 };
 
-kunit_test_suite(ib_suite);
+/* ---- an AF_IB wildcard listener on a host with an iWARP device ---- */
+
+/* siw on a dummy netdev of this suite's own */
+#define IBSIW_DEV "siwib0"
+
+static const char *const ibsiw_setup[] = {
+	"/sbin/modprobe siw",
+	"/usr/sbin/ip link add xib0 type dummy",
+	"/usr/sbin/ip addr add 10.96.0.1/24 dev xib0",
+	"/usr/sbin/ip link set xib0 up",
+	"/usr/sbin/rdma link add " IBSIW_DEV " type siw netdev xib0",
+};
+
+/* the listens made, per device */
+static struct {
+	int ib_rxe, ib_siw, iw_rxe, iw_siw;
+} ibsiw;
+
+static void ibsiw_count(struct ib_device *dev, bool iw)
+{
+	bool siw = !strcmp(dev_name(&dev->dev), IBSIW_DEV);
+
+	if (iw)
+		siw ? ibsiw.iw_siw++ : ibsiw.iw_rxe++;
+	else
+		siw ? ibsiw.ib_siw++ : ibsiw.ib_rxe++;
+}
+
+static struct ib_cm_id *ibsiw_insert_listen(struct ib_device *dev,
+					    ib_cm_handler handler, __be64 sid)
+{
+	ibsiw_count(dev, false);
+	return xcma_kernel_ops.insert_listen(dev, handler, sid);
+}
+
+static int ibsiw_iw_listen(struct iw_cm_id *iw, int backlog)
+{
+	ibsiw_count(iw->device, true);
+	return xcma_kernel_ops.iw_listen(iw, backlog);
+}
+
+struct ibsiw_case {
+	const char *name;
+	bool ib;	/* rxe0's port declared IB (else RoCE, as it is) */
+	bool af_ib;	/* an AF_IB wildcard (else 0.0.0.0) */
+};
+
+static const struct ibsiw_case ibsiw_cases[] = {
+	{ "af_ib_rxe0_ib", true, true },
+	{ "af_ib_rxe0_roce", false, true },
+	{ "ipv4_rxe0_ib", true, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ibsiw, ibsiw_cases, name);
+
+/*
+ * rdma_listen() on a wildcard address with rxe0 and an iWARP device
+ * present: an AF_IB listener listens through ib_cm on rxe0, whether IB
+ * or RoCE, and makes no listen on the iWARP device, which has no ib_cm
+ * (in-tree cma_listen_on_dev() skips a device without rdma_cap_ib_cm()
+ * for AF_IB); an IPv4 one listens on both, through iw_cm on the iWARP
+ * device, so the count below can see an iw_cm listen when one is made.
+ */
+static void ib_afib_wildcard_skips_iwarp(struct kunit *test)
+{
+	const struct ibsiw_case *c = test->param_value;
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage a;
+	struct rdma_cm_id *id;
+
+	afib_install(test, c->ib);
+	esa_ops.insert_listen = ibsiw_insert_listen;
+	esa_ops.iw_listen = ibsiw_iw_listen;
+	memset(&ibsiw, 0, sizeof(ibsiw));
+	if (c->af_ib) {
+		id = afib_new_id(test, s, RDMA_PS_IB);
+		afib_addr(&a, NULL, AFIB_PKEY, RDMA_IB_IP_PS_IB | 18705, ~0ULL);
+	} else {
+		id = afib_new_id(test, s, RDMA_PS_TCP);
+		cm_addr4(&a, "0.0.0.0", 18705);
+	}
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_EXPECT_NULL(test, id->device);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_LISTEN);
+	KUNIT_EXPECT_EQ(test, ibsiw.ib_rxe, 1);
+	KUNIT_EXPECT_EQ(test, ibsiw.ib_siw, 0);
+	KUNIT_EXPECT_EQ(test, ibsiw.iw_rxe, 0);
+	KUNIT_EXPECT_EQ(test, ibsiw.iw_siw, c->af_ib ? 0 : 1);
+	ib_destroy(test, id);
+}
+
+/* rxe0's port reported down: a loopback id takes the first device then */
+static int ibsiw_port_state(struct ib_device *dev, u32 port,
+			    enum ib_port_state *state)
+{
+	int ret = xcma_kernel_ops.get_port_state(dev, port, state);
+
+	if (!ret && !strcmp(dev_name(&dev->dev), "rxe0"))
+		*state = IB_PORT_DOWN;
+	return ret;
+}
+
+/*
+ * rdma_resolve_addr() to a wildcard destination with rxe0's port down and
+ * the iWARP device up: an IPv4 id takes the iWARP device, the first with
+ * an active port, and fails there with -EINVAL as in-tree
+ * (cma_bind_loopback(): iWARP has no pkey table for
+ * ib_get_cached_pkey()); an AF_IB id takes port 1 of rxe0, the first
+ * device with ib_cm (cma_bind_loopback() skips the others for AF_IB): the
+ * source is the loopback address, its GID and pkey the port's first, the
+ * destination GID the source GID (cma_resolve_loopback()).
+ */
+static void ib_loopback_skips_iwarp(struct kunit *test)
+{
+	const struct ibsiw_case *c = test->param_value;
+	struct rdma_dev_addr *da;
+	struct side *s = cm_new_side(test);
+	static const union ib_gid loop = { .raw = { [15] = 1 } };
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+	union ib_gid gid, sgid, dgid;
+
+	afib_install(test, c->ib);
+	esa_ops.get_port_state = ibsiw_port_state;
+	if (c->af_ib) {
+		id = afib_new_id(test, s, RDMA_PS_IB);
+		afib_addr(&dst, NULL, AFIB_PKEY, RDMA_IB_IP_PS_IB | 18707,
+			  ~0ULL);
+	} else {
+		id = afib_new_id(test, s, RDMA_PS_TCP);
+		cm_addr4(&dst, "0.0.0.0", 18707);
+	}
+	da = &id->route.addr.dev_addr;
+	if (!c->af_ib) {
+		KUNIT_EXPECT_EQ(test,
+				rdma_resolve_addr(id, NULL,
+						  (struct sockaddr *)&dst,
+						  2000),
+				-EINVAL);
+		KUNIT_EXPECT_NULL(test, id->device);
+		ib_destroy(test, id);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(s, false, 1));
+	KUNIT_ASSERT_EQ(test, s->ev[0], RDMA_CM_EVENT_ADDR_RESOLVED);
+	KUNIT_ASSERT_NOT_NULL(test, id->device);
+	KUNIT_EXPECT_STREQ(test, dev_name(&id->device->dev), "rxe0");
+	KUNIT_EXPECT_EQ(test, id->port_num, 1);
+	KUNIT_ASSERT_EQ(test, xcma_kernel_ops.query_gid(id->device, 1, 0, &gid),
+			0);
+	rdma_addr_get_sgid(da, &sgid);
+	rdma_addr_get_dgid(da, &dgid);
+	KUNIT_EXPECT_EQ(test, memcmp(&sgid, &gid, sizeof(gid)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &gid, sizeof(gid)), 0);
+	KUNIT_EXPECT_EQ(test, afib_src(id)->sib_family, AF_IB);
+	KUNIT_EXPECT_EQ(test, memcmp(&afib_src(id)->sib_addr, &loop,
+				     sizeof(loop)), 0);
+	KUNIT_EXPECT_EQ(test, da->dev_type,
+			c->ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER);
+	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(da), 0xffff);
+	ib_destroy(test, id);
+}
+
+static int ibsiw_init(struct kunit_suite *suite)
+{
+	int i, ret = ib_suite_init(suite);
+
+	for (i = 0; !ret && i < ARRAY_SIZE(ibsiw_setup); i++) {
+		ret = xcma_kunit_run(NULL, ibsiw_setup[i]);
+		if (ret)
+			pr_err("xcma_ib_siw: '%s' -> %d\n", ibsiw_setup[i], ret);
+	}
+	return ret ? -ENODEV : 0;
+}
+
+static void ibsiw_exit(struct kunit_suite *suite)
+{
+	xcma_kunit_run(NULL, "/usr/sbin/rdma link delete " IBSIW_DEV);
+	xcma_kunit_run(NULL, "/usr/sbin/ip link del xib0");
+}
+
+static struct kunit_case ibsiw_test_cases[] = {
+	KUNIT_CASE_PARAM(ib_afib_wildcard_skips_iwarp, ibsiw_gen_params),
+	KUNIT_CASE_PARAM(ib_loopback_skips_iwarp, ibsiw_gen_params),
+	{}
+};
+
+static struct kunit_suite ibsiw_suite = {
+	.name = "xcma_ib_siw",
+	.suite_init = ibsiw_init,
+	.suite_exit = ibsiw_exit,
+	.test_cases = ibsiw_test_cases,
+};
+
+kunit_test_suites(&ib_suite, &ibsiw_suite);

@@ -81,6 +81,7 @@
 #include "../../cma/ops.h"
 #include "../../cma/xcma.h"
 #include "xcma/fsm.h"
+#include "esa_util.h"
 #include "kunit_inline.h"
 #include "xcma_kunit.h"
 
@@ -98,6 +99,7 @@
  * @add: the command that adds it
  * @del: the command that deletes it
  * @iw: iWARP (iw_cm ids), else RoCE (ib_cm ids)
+ * @ib: its port declared InfiniBand, route queries to the emulated SA
  * @rej_status: status of REJECTED when the peer's user rejects: ib_cm's
  *	reason, or siw's -ECONNRESET for an MPA reject (as in-tree)
  * @qp_close_event: what an id hears when its owner destroys its connected
@@ -111,6 +113,7 @@ struct rm_dev {
 	const char *add;
 	const char *del;
 	bool iw;
+	bool ib;
 	int rej_status;
 	int qp_close_event;
 };
@@ -273,6 +276,8 @@ enum rm_qstate { RM_Q_NONE, RM_Q_PARKED, RM_Q_RUNNING, RM_Q_DONE, RM_Q_CANCELLED
  * @unplug: lets @plug_wq run
  * @racer: "race" and "race_callback": the destroy that races the removal
  * @go: "race_callback": the target's DEVICE_REMOVAL callback has started
+ * @sa: its held path record query on an IB port (the emulated SA); all
+ *	but @answer protected by @run->lock
  */
 struct rm_owner {
 	struct rm_run *run;
@@ -294,6 +299,19 @@ struct rm_owner {
 	struct completion unplug;
 	struct work_struct racer;
 	struct completion go;
+	struct {
+		xcma_sa_path_cb cb;
+		void *ctx;
+		int id;
+		struct ib_device *dev;
+		u32 port;
+		struct sa_path_rec req;
+		bool held;
+		bool kicked;
+		int cancels;
+		int callbacks;
+		struct delayed_work answer;
+	} sa;
 };
 
 /**
@@ -360,6 +378,8 @@ enum rm_phase { RM_SETUP, RM_ARMED, RM_REMOVED, RM_READDED };
  * @racing_children: the same of those a racer is destroying (each may be
  *	gone or not, whichever wins)
  * @t_remove: when the watch saw it return
+ * @routes: rdma_resolve_route() calls of the row
+ * @sa_queries: path record queries the emulated SA got (IB run)
  */
 struct rm_run {
 	struct kunit *test;
@@ -390,6 +410,8 @@ struct rm_run {
 	int kept_children;
 	int racing_children;
 	ktime_t t_remove;
+	atomic_t routes;
+	atomic_t sa_queries;
 };
 
 /* the row that runs now, for the fakes (rows run one at a time) */
@@ -555,6 +577,8 @@ static void rm_plug(struct work_struct *work)
 	wait_for_completion(&o->unplug);
 }
 
+static void rm_sa_kick(struct rm_owner *o);
+
 /* let the owner's parked operation complete, now */
 static void rm_kick(struct rm_owner *o)
 {
@@ -570,6 +594,307 @@ static void rm_kick(struct rm_owner *o)
 		queue_work(system_unbound_wq, &o->aq.work);
 	if (o->plug_wq)
 		complete_all(&o->unplug);
+	rm_sa_kick(o);
+}
+
+/*
+ * ---- rxe0 declared InfiniBand (the IB run) ----
+ *
+ * No soft IB device exists: the IB run declares rxe0's port InfiniBand
+ * (esa_ib_transport()), gives its addresses IPoIB's form (the port's GID
+ * of the address in the hardware address, as ipoib's would hold it) and
+ * answers path record queries from an emulated SA. The GIDs are rxe0's
+ * own and the SA answers with a record the wire beneath (RoCE v2) can
+ * carry, so that ib_cm connects for real: what is under test is the CM's
+ * IB route path (the query, its cancel, the late answer dropped) and its
+ * removal, not the fabric.
+ */
+
+/* an address query of the IB run: its own callback, for the IPoIB form */
+struct rm_ib_aq {
+	struct rdma_dev_addr *addr;
+	xcma_resolve_cb cb;
+	void *ctx;
+	struct sockaddr_storage dst;
+};
+
+static struct rm_ib_aq rm_ib_aqs[RM_SLOTS];
+static int rm_sa_ids;
+
+static bool rm_ib_addr(const struct sockaddr *a)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+
+	return r && a->sa_family == AF_INET &&
+	       ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       in_aton(r->dev->ip);
+}
+
+static int rm_ib_translate_ip(const struct sockaddr *addr,
+			      struct rdma_dev_addr *da)
+{
+	int ret = xcma_kernel_ops.translate_ip(addr, da);
+	union ib_gid gid;
+
+	if (!ret && rm_ib_addr(addr)) {
+		rdma_ip2gid((struct sockaddr *)addr, &gid);
+		esa_ipoib_dev_addr(da, &gid, NULL, 0xffff);
+	}
+	return ret;
+}
+
+static void rm_ib_resolved(int status, struct sockaddr *src,
+			   struct rdma_dev_addr *da, void *ctx)
+{
+	struct rm_ib_aq *q = ctx;
+	union ib_gid sgid, dgid;
+
+	if (!status && rm_ib_addr((struct sockaddr *)&q->dst)) {
+		rdma_ip2gid(src, &sgid);
+		rdma_ip2gid((struct sockaddr *)&q->dst, &dgid);
+		esa_ipoib_dev_addr(da, &sgid, &dgid, 0xffff);
+	}
+	q->cb(status, src, da, q->ctx);
+}
+
+static int rm_ib_resolve_ip(struct sockaddr *src, const struct sockaddr *dst,
+			    struct rdma_dev_addr *addr,
+			    unsigned long timeout_ms, xcma_resolve_cb cb,
+			    bool by_gid_attr, void *context)
+{
+	struct rm_ib_aq *q = NULL;
+	int i;
+
+	/* one query of an id at a time: its slot is its address's */
+	for (i = 0; i < ARRAY_SIZE(rm_ib_aqs) && !q; i++)
+		if (rm_ib_aqs[i].addr == addr || !rm_ib_aqs[i].addr)
+			q = &rm_ib_aqs[i];
+	if (!q)
+		return -ENOMEM;
+	q->addr = addr;
+	q->cb = cb;
+	q->ctx = context;
+	memcpy(&q->dst, dst, sizeof(struct sockaddr_in));
+	return rm_resolve_ip(src, dst, addr, timeout_ms, rm_ib_resolved,
+			     by_gid_attr, q);
+}
+
+/* the IB port's GID (type IB, no netdev) is rxe0's GID of the address */
+static const struct ib_gid_attr *
+rm_ib_find_gid(struct ib_device *dev, const union ib_gid *gid,
+	       enum ib_gid_type type, u32 port, struct net_device *ndev)
+{
+	if (type != IB_GID_TYPE_IB || ndev ||
+	    esa_ib_transport(dev, port) != XCMA_TRANSPORT_IB)
+		return xcma_kernel_ops.find_gid_by_port(dev, gid, type, port,
+							ndev);
+	return xcma_kernel_ops.find_gid_by_port(dev, gid,
+						IB_GID_TYPE_ROCE_UDP_ENCAP,
+						port, NULL);
+}
+
+/* the SA's one record for @req: the path between its GIDs, as asked */
+static int rm_sa_record(struct sa_path_rec *p, const struct sa_path_rec *req,
+			struct ib_device *dev, u32 port)
+{
+	const struct ib_gid_attr *attr;
+	u8 mac[ETH_ALEN];
+	int ret;
+
+	attr = xcma_kernel_ops.find_gid_by_port(dev, &req->sgid,
+						IB_GID_TYPE_ROCE_UDP_ENCAP,
+						port, NULL);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	ret = rdma_read_gid_l2_fields(attr, NULL, mac);
+	xcma_kernel_ops.put_gid_attr(attr);
+	if (ret)
+		return ret;
+	memset(p, 0, sizeof(*p));
+	p->rec_type = SA_PATH_REC_TYPE_ROCE_V2;
+	p->sgid = req->sgid;
+	p->dgid = req->dgid;
+	p->pkey = req->pkey;
+	p->service_id = req->service_id;
+	p->traffic_class = req->traffic_class;
+	p->hop_limit = 64;
+	p->reversible = 1;
+	p->numb_path = 1;
+	p->mtu_selector = IB_SA_EQ;
+	p->mtu = IB_MTU_1024;
+	p->rate_selector = IB_SA_EQ;
+	p->rate = IB_RATE_PORT_CURRENT;
+	p->packet_life_time_selector = IB_SA_EQ;
+	p->packet_life_time = 14;
+	/* both ends are this host: the frame loops back in rxe */
+	p->roce.route_resolved = true;
+	sa_path_set_dmac(p, mac);
+	return 0;
+}
+
+/* a query nobody holds: answered at once, from a work item as ib_sa's */
+struct rm_sa_now {
+	struct work_struct work;
+	xcma_sa_path_cb cb;
+	void *ctx;
+	struct ib_device *dev;
+	u32 port;
+	struct sa_path_rec req;
+};
+
+static void rm_sa_answer_now(struct work_struct *work)
+{
+	struct rm_sa_now *a = container_of(work, struct rm_sa_now, work);
+	struct sa_path_rec rec;
+	int ret = rm_sa_record(&rec, &a->req, a->dev, a->port);
+
+	esa_call_back(a->cb, ret, &rec, 1, a->ctx);
+	kfree(a);
+}
+
+/* the held query of an owner: by its kick, or late after its cancel */
+static void rm_sa_answer_held(struct work_struct *work)
+{
+	struct rm_owner *o = container_of(to_delayed_work(work),
+					  struct rm_owner, sa.answer);
+	struct rm_run *r = o->run;
+	struct sa_path_rec rec;
+	int ret;
+
+	spin_lock(&r->lock);
+	if (!o->sa.held) {
+		spin_unlock(&r->lock);
+		return;
+	}
+	o->sa.held = false;
+	o->sa.callbacks++;
+	spin_unlock(&r->lock);
+	ret = rm_sa_record(&rec, &o->sa.req, o->sa.dev, o->sa.port);
+	esa_call_back(o->sa.cb, ret, &rec, 1, o->sa.ctx);
+}
+
+/*
+ * The route query of the owner being set up in ROUTE_QUERY is held until
+ * the owner kicks it or it is cancelled; every other one is answered.
+ */
+static int rm_sa_get(struct ib_sa_client *client, struct ib_device *dev,
+		     u32 port, struct sa_path_rec *rec, ib_sa_comp_mask mask,
+		     unsigned long timeout_ms, gfp_t gfp, xcma_sa_path_cb cb,
+		     void *ctx, struct ib_sa_query **query)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+	struct rm_owner *o = r ? r->plugging : NULL;
+	struct rm_sa_now *a;
+	int id;
+
+	if (r)
+		atomic_inc(&r->sa_queries);
+	if (o) {
+		spin_lock(&r->lock);
+		o->sa.cb = cb;
+		o->sa.ctx = ctx;
+		o->sa.dev = dev;
+		o->sa.port = port;
+		o->sa.req = *rec;
+		o->sa.held = true;
+		id = ++rm_sa_ids;
+		o->sa.id = id;
+		spin_unlock(&r->lock);
+		*query = (struct ib_sa_query *)&o->sa;
+		return id;
+	}
+	a = kzalloc(sizeof(*a), gfp);
+	if (!a)
+		return -ENOMEM;
+	a->cb = cb;
+	a->ctx = ctx;
+	a->dev = dev;
+	a->port = port;
+	a->req = *rec;
+	INIT_WORK(&a->work, rm_sa_answer_now);
+	/* a token only: the cancel compares it, never reads it */
+	*query = (struct ib_sa_query *)a;
+	queue_work(system_unbound_wq, &a->work);
+	return ++rm_sa_ids;
+}
+
+/* ib_sa would call back with -EINTR: the records instead, and late */
+static void rm_sa_cancel(int id, struct ib_sa_query *query)
+{
+	struct rm_run *r = READ_ONCE(rm_cur);
+	int i;
+
+	for (i = 0; r && i < RM_NR_BEH; i++) {
+		struct rm_owner *o = &r->owner[i];
+
+		if (query != (struct ib_sa_query *)&o->sa || id != o->sa.id)
+			continue;
+		spin_lock(&r->lock);
+		/* once kicked, the answer is on its way: a cancel is stale */
+		if (o->sa.held && !o->sa.kicked) {
+			o->sa.cancels++;
+			mod_delayed_work(system_wq, &o->sa.answer,
+					 msecs_to_jiffies(30));
+		}
+		spin_unlock(&r->lock);
+	}
+}
+
+static void rm_sa_kick(struct rm_owner *o)
+{
+	struct rm_run *r = o->run;
+
+	if (!r->dev->ib)
+		return;
+	spin_lock(&r->lock);
+	if (o->sa.held && !o->sa.cancels) {
+		o->sa.kicked = true;
+		mod_delayed_work(system_wq, &o->sa.answer, 0);
+	}
+	spin_unlock(&r->lock);
+}
+
+/* a row stopped half-way: answer what is still held, so destroys end */
+static void rm_sa_flush(struct rm_run *r)
+{
+	int i;
+
+	for (i = 0; r->dev->ib && i < RM_NR_BEH; i++) {
+		mod_delayed_work(system_wq, &r->owner[i].sa.answer, 0);
+		flush_delayed_work(&r->owner[i].sa.answer);
+	}
+}
+
+static void rm_ib_fakes(struct rm_run *r)
+{
+	memset(rm_ib_aqs, 0, sizeof(rm_ib_aqs));
+	r->fake.port_transport = esa_ib_transport;
+	r->fake.translate_ip = rm_ib_translate_ip;
+	r->fake.resolve_ip = rm_ib_resolve_ip;
+	r->fake.find_gid_by_port = rm_ib_find_gid;
+	r->fake.sa_path_rec_get = rm_sa_get;
+	r->fake.sa_cancel_query = rm_sa_cancel;
+}
+
+/*
+ * The held query of a ROUTE_QUERY target: answered exactly once; the
+ * cancel (removal's or destroy's) reached it exactly once unless the
+ * owner's kick answered it first; nothing of it after DEVICE_REMOVAL
+ * (rm_check_slot()).
+ */
+static void rm_sa_check_owner(struct kunit *test, struct rm_owner *o)
+{
+	const char *who = rm_beh_names[o->beh];
+
+	flush_delayed_work(&o->sa.answer);
+	KUNIT_EXPECT_EQ_MSG(test, o->sa.callbacks, 1,
+			    "%s: SA query answered %d times", who,
+			    o->sa.callbacks);
+	KUNIT_EXPECT_EQ_MSG(test, o->sa.cancels + o->sa.kicked, 1,
+			    "%s: SA query cancelled %d times (kicked %d)", who,
+			    o->sa.cancels, o->sa.kicked);
+	if (o->beh == RM_RETURN || o->beh == RM_OTHER)
+		KUNIT_EXPECT_EQ(test, o->sa.cancels, 1);
 }
 
 /* ---- the owner: callback, QPs, destroy ---- */
@@ -884,6 +1209,7 @@ static void rm_resolve(struct rm_slot *s)
 
 	rm_resolve_addr(s, NULL);
 	n = atomic_read(&s->nev);
+	atomic_inc(&s->run->routes);
 	KUNIT_ASSERT_EQ(s->run->test, rdma_resolve_route(s->id, 2000), 0);
 	if (s->run->plugging)
 		return;
@@ -1307,6 +1633,7 @@ static void rm_cleanup(void *data)
 		if (s->id && !s->destroying)
 			rm_destroy(s);
 	}
+	rm_sa_flush(r);
 	for (i = 0; i < RM_NR_BEH; i++)
 		if (r->owner[i].plug_wq)
 			destroy_workqueue(r->owner[i].plug_wq);
@@ -1339,6 +1666,7 @@ static struct rm_run *rm_run_new(struct kunit *test, const struct rm_dev *dev,
 		init_completion(&o->go);
 		INIT_WORK(&o->plug, rm_plug);
 		INIT_WORK(&o->racer, rm_racer);
+		INIT_DELAYED_WORK(&o->sa.answer, rm_sa_answer_held);
 	}
 	INIT_WORK(&r->watch, rm_watch);
 	init_completion(&r->removed);
@@ -1353,6 +1681,8 @@ static struct rm_run *rm_run_new(struct kunit *test, const struct rm_dev *dev,
 	r->fake.iw_destroy_id = rm_iw_destroy_id;
 	r->fake.iw_connect = rm_iw_connect;
 	r->fake.queue_route = rm_queue_route;
+	if (dev->ib)
+		rm_ib_fakes(r);
 	WRITE_ONCE(rm_cur, r);
 	r->old_ops = xcma_ops_set(&r->fake);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rm_cleanup, r), 0);
@@ -1551,6 +1881,8 @@ static void rm_check_owner(struct kunit *test, struct rm_owner *o)
 		if (o->beh == RM_RETURN || o->beh == RM_OTHER)
 			KUNIT_EXPECT_EQ(test, o->aq.qstate, RM_Q_CANCELLED);
 	}
+	if (r->dev->ib && st->late_event == RDMA_CM_EVENT_ROUTE_RESOLVED)
+		rm_sa_check_owner(test, o);
 	if (o->beh == RM_RACE)
 		kunit_info(test, "race: %s",
 			   rm_count(t, RDMA_CM_EVENT_DEVICE_REMOVAL) ?
@@ -1696,6 +2028,10 @@ static void removal_row(struct kunit *test, const struct rm_dev *dev,
 			rm_destroy(o->target);
 		}
 	}
+	/* IB: every route of the row was the SA's */
+	if (dev->ib)
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->sa_queries),
+				atomic_read(&r->routes));
 	/* G8 */
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
 	xcma_device_get_counters(&c2);
@@ -1737,6 +2073,9 @@ static void reconnect_after_readd(struct kunit *test, const struct rm_dev *dev,
 	for (i = 0; i < r->nslots; i++)
 		rm_check_slot(test, &r->slot[i]);
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
+	if (dev->ib)
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->sa_queries),
+				atomic_read(&r->routes));
 	rm_dump(test, r);
 }
 
@@ -1760,6 +2099,42 @@ static struct kunit_case removal_cases[] = {
 static struct kunit_suite removal_suite = {
 	.name = "xcma_removal",
 	.test_cases = removal_cases,
+};
+
+/* ---- the same table on rxe0 declared InfiniBand ---- */
+
+static const struct rm_dev rm_ib = {
+	.name = "rxe0",
+	.ip = "10.99.0.1",
+	.add = "/usr/sbin/rdma link add rxe0 type rxe netdev eth0",
+	.del = "/usr/sbin/rdma link delete rxe0",
+	.ib = true,
+	.rej_status = IB_CM_REJ_CONSUMER_DEFINED,
+	.qp_close_event = -1,
+};
+
+#define RM_IB_PORT_BASE 19800
+
+static void removal_row_ib(struct kunit *test)
+{
+	removal_row(test, &rm_ib, RM_IB_PORT_BASE);
+}
+
+static void reconnect_after_readd_ib(struct kunit *test)
+{
+	reconnect_after_readd(test, &rm_ib, RM_IB_PORT_BASE - 16);
+}
+
+static struct kunit_case removal_ib_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(removal_row_ib, rm_state_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_SLOW(reconnect_after_readd_ib),
+	{}
+};
+
+static struct kunit_suite removal_ib_suite = {
+	.name = "xcma_removal_ib",
+	.test_cases = removal_ib_cases,
 };
 
 /* ---- the same table on siw0 (iWARP) ---- */
@@ -1987,4 +2362,4 @@ static struct kunit_suite removal_siw_suite = {
 	.test_cases = removal_siw_cases,
 };
 
-kunit_test_suites(&removal_suite, &removal_siw_suite);
+kunit_test_suites(&removal_suite, &removal_ib_suite, &removal_siw_suite);
