@@ -47,6 +47,10 @@ enum esa_mode {
 	ESA_SA_ERROR,	/* -EINVAL, as ib_sa for an SA status error */
 	ESA_HOLD,	/* nothing until cancelled, then the records anyway */
 	ESA_FAIL,	/* sa_path_rec_get() itself fails with -ENOMEM */
+	ESA_STALL,	/* sa_path_rec_get() returns only once let go (@go);
+			 * the records at the query's timeout, or late
+			 * after a cancel
+			 */
 };
 
 /**
@@ -71,6 +75,8 @@ enum esa_mode {
  * @callbacks: answers given (callbacks made)
  * @answer: gives the answer
  * @token: stands for ib_sa's query
+ * @issuing: ESA_STALL: the query is recorded, sa_path_rec_get() waits
+ * @go: ESA_STALL: let it return
  */
 struct esa {
 	spinlock_t lock; /* see above */
@@ -90,6 +96,8 @@ struct esa {
 	int queries, cancels, stale_cancels, callbacks;
 	struct delayed_work answer;
 	int token;
+	struct completion issuing;
+	struct completion go;
 };
 
 static struct esa esa;
@@ -140,8 +148,15 @@ static int esa_get(struct ib_sa_client *client, struct ib_device *dev,
 	esa.in_flight = true;
 	*query = (struct ib_sa_query *)&esa.token;
 	spin_unlock(&esa.lock);
-	if (esa.mode != ESA_HOLD)
+	if (esa.mode == ESA_STALL) {
+		/* as ib_sa: the MAD is out before the query's id is returned */
+		schedule_delayed_work(&esa.answer,
+				      msecs_to_jiffies(timeout_ms));
+		complete(&esa.issuing);
+		wait_for_completion_timeout(&esa.go, msecs_to_jiffies(10000));
+	} else if (esa.mode != ESA_HOLD) {
 		schedule_delayed_work(&esa.answer, msecs_to_jiffies(20));
+	}
 	return id;
 }
 
@@ -666,6 +681,82 @@ static void ib_route_removal_in_flight(struct kunit *test)
 							    msecs_to_jiffies(30000)));
 	KUNIT_EXPECT_EQ(test, a->ret, 0);
 	KUNIT_EXPECT_EQ(test, s->n, 2);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
+	esa_ops_restore(NULL);
+	KUNIT_EXPECT_EQ(test, cm_rxe_add(test), 0);
+	cm_expect_rxe0_idle(test);
+}
+
+struct ib_issue {
+	struct rdma_cm_id *id;
+	struct completion done;
+	int ret;
+};
+
+static int ib_resolve_route_thread(void *p)
+{
+	struct ib_issue *is = p;
+
+	is->ret = rdma_resolve_route(is->id, IB_TIMEOUT_MS);
+	complete(&is->done);
+	return 0;
+}
+
+/*
+ * rxe0 is deleted while rdma_resolve_route() is still inside
+ * sa_path_rec_get(): the query is out (ib_sa may answer before it
+ * returns) but its id not yet returned. The removal's cancel must cancel
+ * that query once it has its id, not the id of the query before, and not
+ * wait out the query's timeout instead (sa.c: the query's lock).
+ */
+static void ib_route_removal_mid_issue(struct kunit *test)
+{
+	struct side *s = cm_new_side(test);
+	unsigned int live = xcma_id_live();
+	struct task_struct *issuer, *t;
+	struct ib_removal *a;
+	struct ib_issue *is;
+	struct rdma_cm_id *id;
+
+	esa_rec(&esa.ans[0], 0, 0x0b0b, 9);
+	esa.nans = 1;
+	id = ib_resolved_id(test, s, false);
+	esa_install(test, ESA_STALL);
+	init_completion(&esa.issuing);
+	init_completion(&esa.go);
+	/* a query before, so that a stale id is not 0 */
+	esa.id += 7;
+	is = kunit_kzalloc(test, sizeof(*is), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, is);
+	is->id = id;
+	init_completion(&is->done);
+	issuer = kthread_run(ib_resolve_route_thread, is, "ib_issue");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(issuer));
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&esa.issuing,
+							    msecs_to_jiffies(10000)));
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->test = test;
+	init_completion(&a->done);
+	t = kthread_run(ib_delete_rxe0, a, "ib_delete");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* DEVICE_REMOVAL is out, the removal's cancel comes right after it */
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(s, false, 2));
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, esa.cancels + esa.stale_cancels, 0);
+	complete(&esa.go);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&is->done,
+							    msecs_to_jiffies(10000)));
+	KUNIT_EXPECT_EQ(test, is->ret, 0);
+
+	expect_late_answer_dropped(test, s, 2);
+	KUNIT_EXPECT_EQ(test, s->ev[1], RDMA_CM_EVENT_DEVICE_REMOVAL);
+	KUNIT_EXPECT_NULL(test, id->route.path_rec);
+	ib_destroy(test, id);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&a->done,
+							    msecs_to_jiffies(30000)));
+	KUNIT_EXPECT_EQ(test, a->ret, 0);
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), live);
 	esa_ops_restore(NULL);
 	KUNIT_EXPECT_EQ(test, cm_rxe_add(test), 0);
@@ -1761,6 +1852,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_connect, afib_data_gen_params),
 	KUNIT_CASE(ib_afib_sidr_connect),
 	KUNIT_CASE_SLOW(ib_route_removal_in_flight),
+	KUNIT_CASE_SLOW(ib_route_removal_mid_issue),
 	{}
 };
 
