@@ -309,6 +309,23 @@ static int make_ah(struct xcma_id *xid, struct xcma_mc *mc,
 }
 
 /*
+ * Enter the id for a group's notification @fev, consuming the work's
+ * reference on the id. False if the table refused it or the group was
+ * left meanwhile (the id is then left again, nothing delivered).
+ */
+static bool mc_enter(struct xcma_id *xid, struct xcma_mc *mc,
+		     unsigned int fev)
+{
+	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF))
+		return false;
+	if (READ_ONCE(mc->left)) {
+		xcma_fsm_id_leave(&xid->life.fsm, 0, XCMA_FSM_PUT_REF);
+		return false;
+	}
+	return true;
+}
+
+/*
  * MULTICAST_JOIN, under the table: never once the id is being destroyed
  * or got DEVICE_REMOVAL, and not for a group left meanwhile. The address
  * handle is built while the id is entered, so it holds the device's GID
@@ -322,13 +339,8 @@ static void join_work(struct work_struct *work)
 	bool ah = false;
 	int ret;
 
-	if (xcma_fsm_id_enter(&xid->life.fsm, XCMA_EV_MULTICAST_JOIN,
-			      XCMA_FSM_PUT_REF))
+	if (!mc_enter(xid, mc, XCMA_EV_MULTICAST_JOIN))
 		goto out;
-	if (READ_ONCE(mc->left)) {
-		xcma_fsm_id_leave(&xid->life.fsm, 0, XCMA_FSM_PUT_REF);
-		goto out;
-	}
 	ev.param.ud.private_data = mc->context;
 	if (make_ah(xid, mc, &ev.param.ud.ah_attr)) {
 		/* both notifications have the same rows: cannot be refused */
@@ -518,15 +530,9 @@ static void sa_work(struct work_struct *work)
 		goto out;
 	}
 	/* refused (destroying, DEVICE_REMOVAL): so would the next answer be */
-	if (xcma_fsm_id_enter(&xid->life.fsm,
-			      a.status ? XCMA_EV_MULTICAST_ERROR :
-					 XCMA_EV_MULTICAST_JOIN,
-			      XCMA_FSM_PUT_REF))
+	if (!mc_enter(xid, mc, a.status ? XCMA_EV_MULTICAST_ERROR :
+					  XCMA_EV_MULTICAST_JOIN))
 		goto out;
-	if (READ_ONCE(mc->left)) {
-		xcma_fsm_id_leave(&xid->life.fsm, 0, XCMA_FSM_PUT_REF);
-		goto out;
-	}
 	ev.param.ud.private_data = mc->context;
 	ev.status = a.status;
 	if (!a.status && xcma_ud_set_qkey(xid, be32_to_cpu(a.rec.qkey)))
