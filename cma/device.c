@@ -18,6 +18,7 @@
 
 #include "defaults.h"
 #include "id.h"
+#include "iw.h"
 #include "lifecycle.h"
 #include "listen.h"
 #include "ops.h"
@@ -98,6 +99,8 @@ static void remove_one(struct ib_device *ibdev, void *client_data)
 
 	/* Notifies the ids that hold the device and waits until none does. */
 	xcma_life_dev_remove(&dev->life);
+	/* and the iw_cm ids they let go of in a callback are destroyed */
+	xcma_iw_flush();
 
 	mutex_lock(&devices_lock);
 	counters.removed++;

@@ -11,10 +11,12 @@
  */
 #include <linux/atomic.h>
 #include <linux/export.h>
+#include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/list_bl.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
@@ -35,6 +37,46 @@
 /* numbers the ids for trace events */
 static atomic_t id_nums = ATOMIC_INIT(0);
 
+/*
+ * The tasks inside a user's callback, hashed by task (a mark on the
+ * callback's stack): iw.c must not destroy an iw_cm id there.
+ */
+struct cb_mark {
+	struct hlist_bl_node node;
+	struct task_struct *task;
+};
+
+#define CB_HASH_BITS 6
+static struct hlist_bl_head cb_marks[1 << CB_HASH_BITS];
+
+static struct hlist_bl_head *cb_head(struct task_struct *task)
+{
+	return &cb_marks[hash_ptr(task, CB_HASH_BITS)];
+}
+
+/**
+ * xcma_id_in_callback - whether the caller is inside a user's callback
+ *
+ * Return: true from a user's callback (of any id) and what it calls.
+ */
+bool xcma_id_in_callback(void)
+{
+	struct hlist_bl_head *head = cb_head(current);
+	struct hlist_bl_node *pos;
+	struct cb_mark *mark;
+	bool found = false;
+
+	hlist_bl_lock(head);
+	hlist_bl_for_each_entry(mark, pos, head, node) {
+		if (mark->task == current) {
+			found = true;
+			break;
+		}
+	}
+	hlist_bl_unlock(head);
+	return found;
+}
+
 /**
  * xcma_id_call_user - run the user's callback for an event
  * @xid: the id, entered (its handler mutex held)
@@ -47,9 +89,18 @@ int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev)
 {
 	int ret;
 
+	struct cb_mark mark = { .task = current };
+	struct hlist_bl_head *head = cb_head(current);
+
 	lockdep_assert_held(&xid->life.handler_mutex);
 	trace_cm_event_handler(xid, ev);
+	hlist_bl_lock(head);
+	hlist_bl_add_head(&mark.node, head);
+	hlist_bl_unlock(head);
 	ret = xid->id.event_handler(&xid->id, ev);
+	hlist_bl_lock(head);
+	hlist_bl_del(&mark.node);
+	hlist_bl_unlock(head);
 	trace_cm_event_done(xid, ev, ret);
 	if (ret)
 		trace_cm_id_destroy(xid);

@@ -5,13 +5,27 @@
  * turn into rdma_cm events.
  *
  * The delivery path is ib.c's: a callback builds its rdma_cm_event on the
- * stack, enters the id through the table, calls the user and leaves. An
- * iw_cm id, like an ib_cm one, is never destroyed from its own callback:
- * iw_destroy_cm_id() flushes iw_cm's ordered workqueue, which runs that
- * callback. A destroy by return lets go of it and iw_cm destroys it.
+ * stack, enters the id through the table, calls the user and leaves.
+ *
+ * An iw_cm id's context is a struct iw_link, not the xcma id: a release
+ * cuts the link under iw_link_lock, so a callback either took its
+ * reference on the id before the cut (the destroy waits for it) or finds
+ * no id and drops the event. The iw_cm id itself may then outlive its
+ * xcma id for a while: iw_destroy_cm_id() flushes iw_cm's workqueue when
+ * the iw_cm id still has references (siw holds one for as long as it
+ * listens or is connected), that workqueue is ordered and runs every
+ * iw_cm callback, and those callbacks take handler locks. So a release
+ * that runs in one of our iw_cm callbacks, or in a user's callback (whose
+ * handler lock an iw_cm callback may be waiting for), hands the iw_cm id
+ * to iw_release_wq; each device's removal flushes that before it returns.
+ * A release anywhere else destroys it at once, as the in-tree CM does, so
+ * that a listener's port is free when rdma_destroy_id() returns.
  */
 #include <linux/export.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
 
 #include "addr.h"
@@ -23,9 +37,117 @@
 #include "trace.h"
 
 /**
+ * struct iw_link - the context of an iw_cm id of ours
+ * @xid: its id, NULL once released (under iw_link_lock)
+ * @iw: the iw_cm id
+ * @work: its destroy on iw_release_wq
+ */
+struct iw_link {
+	struct xcma_id *xid;
+	struct iw_cm_id *iw;
+	struct work_struct work;
+};
+
+static DEFINE_SPINLOCK(iw_link_lock);
+static struct workqueue_struct *iw_release_wq;
+
+/*
+ * The task inside one of our iw_cm callbacks, if any: iw_cm_wq is ordered,
+ * so there is at most one.
+ */
+static struct task_struct *iw_cb_task;
+
+static struct iw_link *iw_link_new(struct xcma_id *xid)
+{
+	struct iw_link *link = kzalloc(sizeof(*link), GFP_KERNEL);
+
+	if (link)
+		link->xid = xid;
+	return link;
+}
+
+/* the id of @iw's callback, with a reference; NULL: released */
+static struct xcma_id *iw_link_get(struct iw_cm_id *iw)
+{
+	struct iw_link *link = iw->context;
+	struct xcma_id *xid;
+
+	spin_lock(&iw_link_lock);
+	xid = link->xid;
+	if (xid)
+		xcma_fsm_id_get(&xid->life.fsm);
+	spin_unlock(&iw_link_lock);
+	return xid;
+}
+
+static void iw_release_fn(struct work_struct *work)
+{
+	struct iw_link *link = container_of(work, struct iw_link, work);
+
+	xcma_ops->iw_destroy_id(link->iw);
+	kfree(link);
+}
+
+/**
+ * xcma_iw_destroy - cut an iw_cm id of ours from its id and destroy it
+ * @iw: connected, connecting or listening
+ *
+ * When this returns, no callback of @iw reaches its id any more. @iw is
+ * destroyed before this returns, or, in an iw_cm callback or a user's
+ * callback, on iw_release_wq (xcma_iw_flush()).
+ */
+void xcma_iw_destroy(struct iw_cm_id *iw)
+{
+	struct iw_link *link = iw->context;
+
+	spin_lock(&iw_link_lock);
+	link->xid = NULL;
+	spin_unlock(&iw_link_lock);
+	if (READ_ONCE(iw_cb_task) == current || xcma_id_in_callback()) {
+		INIT_WORK(&link->work, iw_release_fn);
+		queue_work(iw_release_wq, &link->work);
+		return;
+	}
+	xcma_ops->iw_destroy_id(iw);
+	kfree(link);
+}
+
+/**
+ * xcma_iw_flush - wait until the iw_cm ids handed to iw_release_wq are
+ *	destroyed
+ *
+ * A device's removal calls it once its ids are released, so that none of
+ * them outlives the device; never from a callback.
+ */
+void xcma_iw_flush(void)
+{
+	flush_workqueue(iw_release_wq);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_iw_flush, XCMA_INTERNAL);
+
+/**
+ * xcma_iw_init - create iw_release_wq (module init)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xcma_iw_init(void)
+{
+	iw_release_wq = alloc_workqueue("xcma_iw_release", WQ_MEM_RECLAIM, 0);
+	return iw_release_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * xcma_iw_exit - destroy it (module exit, after the devices' removal)
+ */
+void xcma_iw_exit(void)
+{
+	destroy_workqueue(iw_release_wq);
+}
+
+/**
  * xcma_iw_release - let go of the iw_cm connection
- * @xid: the id, destroyed or its device removed; none of its callbacks
- *	runs any more (iw_cm's own are flushed by the destroy)
+ * @xid: the id, destroyed or its device removed; no callback of it runs,
+ *	or the one running is the caller's
  */
 void xcma_iw_release(struct xcma_id *xid)
 {
@@ -33,14 +155,19 @@ void xcma_iw_release(struct xcma_id *xid)
 
 	xid->iw_id = NULL;
 	if (iw)
-		xcma_ops->iw_destroy_id(iw);
+		xcma_iw_destroy(iw);
 }
 
 static int iw_leave(struct xcma_id *xid, struct iw_cm_id *iw, int ret)
 {
-	/* iw_cm destroys @iw when the callback returns non-zero */
-	if (ret && xid->iw_id == iw)
+	/*
+	 * iw_cm destroys @iw when the callback returns non-zero, and calls
+	 * it no more: its link is ours to free
+	 */
+	if (ret && xid->iw_id == iw) {
 		xid->iw_id = NULL;
+		kfree(iw->context);
+	}
 	return xcma_id_leave_cb(xid, ret);
 }
 
@@ -60,10 +187,10 @@ static unsigned int reply_event(int status)
 	}
 }
 
-static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+static int iw_event(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 {
-	struct xcma_id *xid = iw->context;
 	struct rdma_cm_event ev = {};
+	struct xcma_id *xid;
 	unsigned int fev;
 
 	switch (iw_ev->event) {
@@ -89,12 +216,23 @@ static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	ev.param.conn.private_data = iw_ev->private_data;
 	ev.param.conn.private_data_len = iw_ev->private_data_len;
 
-	/* alive: its destroy destroys @iw, which flushes this callback */
-	xcma_fsm_id_get(&xid->life.fsm);
+	xid = iw_link_get(iw);
+	if (!xid)
+		return 0;
 	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF))
 		return 0;
 	ev.event = xcma_fsm_event_cm_event(fev);
 	return iw_leave(xid, iw, xcma_id_call_user(xid, &ev));
+}
+
+static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+{
+	int ret;
+
+	WRITE_ONCE(iw_cb_task, current);
+	ret = iw_event(iw, iw_ev);
+	WRITE_ONCE(iw_cb_task, NULL);
+	return ret;
 }
 
 /*
@@ -122,21 +260,26 @@ static struct xcma_id *iw_new_conn(struct xcma_id *listener,
 }
 
 /*
- * iw_cm listen callback: a connection request. Its iw_cm id is new and
- * ours to take; a non-zero return makes iw_cm reject and destroy it.
+ * iw_cm listen callback: a connection request. Its iw_cm id is new (with
+ * the listen's handler and context) and ours to take; a non-zero return
+ * makes iw_cm reject and destroy it.
  */
-static int iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 {
-	struct xcma_id *listener = iw->context, *conn;
+	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
+	struct iw_link *link;
 	int ret;
 
 	if (iw_ev->event != IW_CM_EVENT_CONNECT_REQUEST)
 		return -EINVAL;
-	/* alive: its listen's destroy flushes this callback */
-	xcma_fsm_id_get(&listener->life.fsm);
-	conn = iw_new_conn(listener, iw_ev);
+	listener = iw_link_get(iw);
+	if (!listener)
+		return -ECONNREFUSED;
+	link = iw_link_new(NULL);
+	conn = link ? iw_new_conn(listener, iw_ev) : NULL;
 	if (!conn) {
+		kfree(link);
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -146,20 +289,37 @@ static int iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	ev.param.conn.initiator_depth = iw_ev->ird;
 	ev.param.conn.responder_resources = iw_ev->ord;
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
-	if (ret)
+	if (ret) {
+		kfree(link);
 		goto out; /* conn is gone */
+	}
 	xcma_id_track(conn);
+	/* no callback of @iw before this one returns: no lock needed */
+	link->xid = conn;
+	link->iw = iw;
 	conn->iw_id = iw;
-	iw->context = conn;
+	iw->context = link;
 	iw->cm_handler = iw_handler;
 	ret = xcma_id_call_user(conn, &ev);
-	if (ret)
+	if (ret) {
 		conn->iw_id = NULL;
+		kfree(link);
+	}
 	ret = xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 	if (ret == XCMA_FSM_DESTROYED)
 		ret = -ECONNABORTED;
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
+	return ret;
+}
+
+static int iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+{
+	int ret;
+
+	WRITE_ONCE(iw_cb_task, current);
+	ret = iw_request(iw, iw_ev);
+	WRITE_ONCE(iw_cb_task, NULL);
 	return ret;
 }
 
@@ -174,12 +334,18 @@ out:
  */
 struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
 {
+	struct iw_link *link = iw_link_new(xid);
 	struct iw_cm_id *iw;
 	int ret;
 
-	iw = xcma_ops->iw_create_id(xid->id.device, iw_req_handler, xid);
-	if (IS_ERR(iw))
+	if (!link)
+		return ERR_PTR(-ENOMEM);
+	iw = xcma_ops->iw_create_id(xid->id.device, iw_req_handler, link);
+	if (IS_ERR(iw)) {
+		kfree(link);
 		return iw;
+	}
+	link->iw = iw;
 	mutex_lock(&xid->qp_mutex);
 	iw->tos = xid->tos;
 	iw->tos_set = xid->tos_set;
@@ -189,7 +355,7 @@ struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
 	       xcma_addr_size(xcma_id_src(xid)));
 	ret = xcma_ops->iw_listen(iw, xid->backlog);
 	if (ret) {
-		xcma_ops->iw_destroy_id(iw);
+		xcma_iw_destroy(iw);
 		return ERR_PTR(ret);
 	}
 	return iw;
@@ -207,13 +373,20 @@ struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
 int xcma_iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct iw_cm_conn_param p = {};
+	struct iw_link *link;
 	struct iw_cm_id *iw;
 	int ret;
 
 	lockdep_assert_held(&xid->life.handler_mutex);
-	iw = xcma_ops->iw_create_id(xid->id.device, iw_handler, xid);
-	if (IS_ERR(iw))
+	link = iw_link_new(xid);
+	if (!link)
+		return -ENOMEM;
+	iw = xcma_ops->iw_create_id(xid->id.device, iw_handler, link);
+	if (IS_ERR(iw)) {
+		kfree(link);
 		return PTR_ERR(iw);
+	}
+	link->iw = iw;
 	mutex_lock(&xid->qp_mutex);
 	iw->tos = xid->tos;
 	iw->tos_set = xid->tos_set;
@@ -236,7 +409,7 @@ int xcma_iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 	}
 	if (ret) {
 		xid->iw_id = NULL;
-		xcma_ops->iw_destroy_id(iw);
+		xcma_iw_destroy(iw);
 	}
 	return ret;
 }

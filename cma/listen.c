@@ -86,7 +86,7 @@ void xcma_listen_stop(struct xcma_id *xid)
 	if (cm_id)
 		xcma_ops->destroy_cm_id(cm_id);
 	if (iw)
-		xcma_ops->iw_destroy_id(iw);
+		xcma_iw_destroy(iw);
 }
 
 struct find_arg {

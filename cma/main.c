@@ -7,6 +7,7 @@
 
 #include "configfs.h"
 #include "id.h"
+#include "iw.h"
 #include "neigh.h"
 #include "netdev.h"
 #include "port.h"
@@ -26,6 +27,9 @@ static int __init xcma_init(void)
 	ret = xcma_neigh_init();
 	if (ret)
 		goto err_netdev;
+	ret = xcma_iw_init();
+	if (ret)
+		goto err_neigh;
 	/* before any device: an id may query the SA from the first one on */
 	xcma_sa_init();
 	ret = xcma_device_init();
@@ -41,6 +45,8 @@ err_device:
 	xcma_device_exit();
 err_sa:
 	xcma_sa_exit();
+	xcma_iw_exit();
+err_neigh:
 	xcma_neigh_exit();
 err_netdev:
 	xcma_netdev_exit();
@@ -54,6 +60,7 @@ static void __exit xcma_exit(void)
 	xcma_configfs_exit();
 	xcma_device_exit();
 	xcma_sa_exit();
+	xcma_iw_exit();
 	xcma_neigh_exit();
 	xcma_netdev_exit();
 	xcma_port_exit();

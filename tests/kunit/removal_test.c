@@ -326,9 +326,6 @@ struct rm_owner {
  *	deliver before removal or destroy gets the id (-1: none)
  * @peer_event: an event a peer removed before the target may cause (-1)
  * @wildcard: a wildcard listener: it survives, and takes REQs again
- * @iw_flush: on iWARP, the target's destroy flushes iw_cm's workqueue
- *	(siw holds its iw_cm id), which must not happen under another id's
- *	handler lock: see removal_row()
  */
 struct rm_state {
 	const char *name;
@@ -340,7 +337,6 @@ struct rm_state {
 	int late_event;
 	int peer_event;
 	bool wildcard;
-	bool iw_flush;
 };
 
 /* where a row is, for the fakes */
@@ -1444,15 +1440,14 @@ static const struct rm_state rm_states[] = {
 	{ "connect_client", setup_connect_client, XCMA_FSM_CONNECT, true,
 	  ev_route, ARRAY_SIZE(ev_route), -1, -1, false },
 	{ "connect_listener_child", setup_connect_child, XCMA_FSM_CONNECT,
-	  true, ev_cr, ARRAY_SIZE(ev_cr), -1, RDMA_CM_EVENT_REJECTED, false,
-	  true },
+	  true, ev_cr, ARRAY_SIZE(ev_cr), -1, RDMA_CM_EVENT_REJECTED, false },
 	/* ESTABLISHED is CONNECT for the state machine, as in-tree */
 	{ "established", setup_established, XCMA_FSM_CONNECT, true, ev_est,
-	  ARRAY_SIZE(ev_est), -1, -1, false, true },
+	  ARRAY_SIZE(ev_est), -1, -1, false },
 	{ "disconnect", setup_disconnect, XCMA_FSM_DISCONNECT, true, ev_disc,
-	  ARRAY_SIZE(ev_disc), -1, -1, false, true },
+	  ARRAY_SIZE(ev_disc), -1, -1, false },
 	{ "listen_device", setup_listen_device, XCMA_FSM_LISTEN, true, NULL, 0,
-	  -1, -1, false, true },
+	  -1, -1, false },
 	/*
 	 * The wildcard listener itself holds no device: only its per-device
 	 * child goes, quietly (G7). It hears nothing, whatever the owner
@@ -1461,7 +1456,7 @@ static const struct rm_state rm_states[] = {
 	 * child is being removed.
 	 */
 	{ "listen_wildcard", setup_listen_wildcard, XCMA_FSM_LISTEN, false,
-	  NULL, 0, -1, -1, true, true },
+	  NULL, 0, -1, -1, true },
 };
 
 static void rm_state_desc(const struct rm_state *st, char *desc)
@@ -1932,10 +1927,7 @@ static void removal_row(struct kunit *test, const struct rm_dev *dev,
 	xcma_device_get_counters(&c0);
 
 	o = &r->owner[RM_OTHER];
-	if (dev->iw && st->iw_flush)
-		kunit_info(test, "other: not on iWARP in this state: iw_cm flushes its workqueue under the companion's handler lock (lockdep)");
-	else
-		o->companion = rm_create(o, "companion", RM_ON_VICTIM);
+	o->companion = rm_create(o, "companion", RM_ON_VICTIM);
 	if (o->companion) {
 		rm_expect(o->companion, NULL, 0, 1);
 		rm_bind(o->companion, r->dev->ip, 0);
