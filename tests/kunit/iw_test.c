@@ -1158,10 +1158,13 @@ static void device_removal(struct kunit *test)
  * never return. xcma hands them to a work item of its own: the destroys
  * return, the victims' iw_cm ids are gone once xcma_iw_flush() returns,
  * the victim's peer sees the connection close, and the listener's port
- * takes a new listener that connects.
+ * takes a new listener that connects. The victim's QP is destroyed after
+ * the callback: siw's QP destroy waits for iw_cm's reference to the QP,
+ * which iw_cm drops when the connection closes, on iw_cm_wq too.
  */
 static struct {
 	struct rdma_cm_id *lis, *cli;
+	struct ib_qp *qp;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	bool done;
@@ -1170,7 +1173,7 @@ static struct {
 static int dfc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED && dfc.cli) {
-		cm_free_qp(dfc.cli, dfc.pd, dfc.cq);
+		dfc.qp = dfc.cli->qp;
 		rdma_destroy_id(dfc.cli);
 		rdma_destroy_id(dfc.lis);
 		dfc.cli = NULL;
@@ -1228,6 +1231,9 @@ static void destroy_from_iw_callback(struct kunit *test)
 	cm_expect_events(test, vs, true, want_victim_srv,
 			 ARRAY_SIZE(want_victim_srv));
 	xcma_iw_flush();
+	ib_destroy_qp(dfc.qp);
+	ib_free_cq(dfc.cq);
+	ib_dealloc_pd(dfc.pd);
 	/* the victims' iw_cm ids are destroyed: the killer pair's remain */
 	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 2);
 	KUNIT_EXPECT_EQ(test, vs->n, 0);
