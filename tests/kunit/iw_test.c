@@ -1151,11 +1151,14 @@ static void device_removal(struct kunit *test)
 }
 
 /*
- * A user's handler destroys other iWARP ids from inside an iw_cm callback
- * (here the client's ESTABLISHED): a listener, and a connected client with
- * its QP. siw holds a reference on both iw_cm ids, so iw_destroy_cm_id()
- * would flush iw_cm_wq, the ordered workqueue the callback runs on, and
- * never return. xcma hands them to a work item of its own: the destroys
+ * A user's handler destroys other iWARP ids: a listener, and a connected
+ * client. siw holds a reference on both iw_cm ids, so iw_destroy_cm_id()
+ * would flush iw_cm_wq, the ordered workqueue that runs every iw_cm
+ * callback: from an iw_cm callback (here the killer's ESTABLISHED) it
+ * would never return; from another callback (the killer's ADDR_RESOLVED,
+ * on xcma's resolve work) it would wait, under the killer's handler lock,
+ * for iw_cm callbacks that take handler locks (lockdep's circular
+ * dependency). xcma hands both to a work item of its own: the destroys
  * return, the victims' iw_cm ids are gone once xcma_iw_flush() returns,
  * the victim's peer sees the connection close, and the listener's port
  * takes a new listener that connects. The victim's QP is destroyed after
@@ -1167,12 +1170,13 @@ static struct {
 	struct ib_qp *qp;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	int on;
 	bool done;
 } dfc;
 
 static int dfc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
-	if (ev->event == RDMA_CM_EVENT_ESTABLISHED && dfc.cli) {
+	if (ev->event == dfc.on && dfc.cli) {
 		dfc.qp = dfc.cli->qp;
 		rdma_destroy_id(dfc.cli);
 		rdma_destroy_id(dfc.lis);
@@ -1182,7 +1186,7 @@ static int dfc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return cm_handler(id, ev);
 }
 
-static void destroy_from_iw_callback(struct kunit *test)
+static void destroy_from_callback(struct kunit *test, int on, u16 port)
 {
 	static const int want_victim_srv[] = {
 		RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_ESTABLISHED,
@@ -1191,19 +1195,20 @@ static void destroy_from_iw_callback(struct kunit *test)
 	struct side *vs = cm_new_side(test), *ss = cm_new_side(test);
 	struct side *cs = cm_new_side(test), *vcs = cm_new_side(test);
 	struct side *ns = cm_new_side(test), *ncs = cm_new_side(test);
+	bool in_iw = on == RDMA_CM_EVENT_ESTABLISHED;
 	struct rdma_conn_param param = conn_param;
 	unsigned int base = xcma_id_live();
-	struct rdma_cm_id *lis, *cli, *nlis, *ncli;
+	struct rdma_cm_id *lis = NULL, *cli, *nlis, *ncli;
 	struct sockaddr_storage d;
 	struct ib_pd *pd, *npd;
 	struct ib_cq *cq, *ncq;
 
 	iwf_arm(test, IW_NR, 0, 0);
 	memset(&dfc, 0, sizeof(dfc));
+	dfc.on = on;
 	/* the victims: a listener, and a client connected to it */
-	dfc.lis = new_listener(test, vs, false, false, IW_PORT + 60);
-	dfc.cli = connect_client(test, vcs, false, IW_PORT + 60, &dfc.pd,
-				 &dfc.cq);
+	dfc.lis = new_listener(test, vs, false, false, port);
+	dfc.cli = connect_client(test, vcs, false, port, &dfc.pd, &dfc.cq);
 	KUNIT_ASSERT_TRUE(test, cm_wait_events(vcs, false, 3));
 	KUNIT_ASSERT_EQ(test, vcs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
 	KUNIT_ASSERT_TRUE(test, cm_wait_events(vs, true, 2));
@@ -1211,19 +1216,23 @@ static void destroy_from_iw_callback(struct kunit *test)
 	/* ours: the victim listen and the victim client's connect */
 	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 2);
 
-	/* the killer: a client whose ESTABLISHED destroys both */
-	lis = new_listener(test, ss, false, false, IW_PORT + 61);
-	addr_of(&d, false, IW_PORT + 61);
+	/* the killer: a client that destroys both on event @on */
+	addr_of(&d, false, port + 1);
+	if (in_iw)
+		lis = new_listener(test, ss, false, false, port + 1);
 	cli = rdma_create_id(&init_net, dfc_handler, cs, RDMA_PS_TCP,
 			     IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cli));
-	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
-	KUNIT_ASSERT_EQ(test, cm_make_qp(cli, &pd, &cq), 0);
-	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
-	/* a destroy that flushes iw_cm_wq never returns: this times out */
-	KUNIT_ASSERT_TRUE_MSG(test, cm_wait_events(cs, false, 3),
-			      "the callback is stuck in a destroy");
-	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	/* a destroy that flushes iw_cm_wq there never returns: time out */
+	KUNIT_ASSERT_EQ_MSG(test, cm_resolve(test, cs, cli, NULL, &d), 0,
+			    "the callback is stuck in a destroy");
+	if (in_iw) {
+		KUNIT_ASSERT_EQ(test, cm_make_qp(cli, &pd, &cq), 0);
+		KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+		KUNIT_ASSERT_TRUE_MSG(test, cm_wait_events(cs, false, 3),
+				      "the callback is stuck in a destroy");
+		KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	}
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(dfc.done));
 
 	/* the abrupt close reaches the victim client's peer */
@@ -1235,12 +1244,12 @@ static void destroy_from_iw_callback(struct kunit *test)
 	ib_free_cq(dfc.cq);
 	ib_dealloc_pd(dfc.pd);
 	/* the victims' iw_cm ids are destroyed: the killer pair's remain */
-	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 2);
+	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), in_iw ? 2 : 0);
 	KUNIT_EXPECT_EQ(test, vs->n, 0);
 
 	/* the victim listener's port listens again, and connects */
-	nlis = new_listener(test, ns, false, false, IW_PORT + 60);
-	ncli = connect_client(test, ncs, false, IW_PORT + 60, &npd, &ncq);
+	nlis = new_listener(test, ns, false, false, port);
+	ncli = connect_client(test, ncs, false, port, &npd, &ncq);
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(ncs, false, 3));
 	KUNIT_EXPECT_EQ(test, ncs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(ns, true, 2));
@@ -1254,17 +1263,30 @@ static void destroy_from_iw_callback(struct kunit *test)
 	rdma_destroy_id(nlis);
 	cm_free_qp(vs->conn, vs->pd, vs->cq);
 	rdma_destroy_id(vs->conn);
-	cm_free_qp(cli, pd, cq);
+	if (in_iw)
+		cm_free_qp(cli, pd, cq);
 	rdma_destroy_id(cli);
 	if (ss->conn) {
 		cm_free_qp(ss->conn, ss->pd, ss->cq);
 		rdma_destroy_id(ss->conn);
 	}
-	rdma_destroy_id(lis);
+	if (lis)
+		rdma_destroy_id(lis);
 	xcma_iw_flush();
 	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 0);
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
 	expect_siw0_idle(test);
+}
+
+static void destroy_from_iw_callback(struct kunit *test)
+{
+	destroy_from_callback(test, RDMA_CM_EVENT_ESTABLISHED, IW_PORT + 60);
+}
+
+static void destroy_from_other_callback(struct kunit *test)
+{
+	destroy_from_callback(test, RDMA_CM_EVENT_ADDR_RESOLVED,
+			      IW_PORT + 62);
 }
 
 static struct kunit_case iw_cases[] = {
@@ -1278,6 +1300,7 @@ static struct kunit_case iw_cases[] = {
 	KUNIT_CASE(params_to_iw_cm),
 	KUNIT_CASE(device_removal),
 	KUNIT_CASE(destroy_from_iw_callback),
+	KUNIT_CASE(destroy_from_other_callback),
 	{}
 };
 
