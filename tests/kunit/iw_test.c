@@ -663,6 +663,9 @@ static struct {
 	u8 ctos, ltos;
 	bool ctos_set, ltos_set;
 	int backlog;
+	/* iw_cm ids destroyed on a work item, each after a pause */
+	bool slow_deferred;
+	atomic_t deferred;
 } iwf;
 
 /* the iw_cm ids xcma created and has not destroyed */
@@ -710,6 +713,11 @@ static struct iw_cm_id *f_iw_create(struct ib_device *dev,
 /* a conn id's iw_cm id is iw_cm's own, made for the request: not counted */
 static void f_iw_destroy(struct iw_cm_id *iw)
 {
+	if (current_work()) {
+		atomic_inc(&iwf.deferred);
+		if (iwf.slow_deferred)
+			msleep(300);
+	}
 	iwf_mine(iw, false);
 	xcma_kernel_ops.iw_destroy_id(iw);
 }
@@ -1008,6 +1016,8 @@ struct rlog {
 	struct rid ids[6];
 	int n;
 	spinlock_t lock; /* protects n */
+	struct rdma_cm_id *lis;
+	struct rdma_cm_id *extra;
 };
 
 static struct rlog rlog;
@@ -1042,6 +1052,11 @@ static int rm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	ret = cm_handler(id, ev);
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
 		r->removals++;
+		/* another listener on siw0, from this callback: deferred */
+		if (id == rlog.lis && rlog.extra) {
+			rdma_destroy_id(rlog.extra);
+			rlog.extra = NULL;
+		}
 		/* slow, so that a second delivery would overlap the first */
 		msleep(20);
 		/* the owner lets go of the device: QP, then the id (G3) */
@@ -1088,6 +1103,15 @@ static void device_removal(struct kunit *test)
 	cm_addr4(&l, NULL, IW_PORT + 51);
 	KUNIT_ASSERT_EQ(test, rdma_bind_addr(wild, (struct sockaddr *)&l), 0);
 	KUNIT_ASSERT_EQ(test, rdma_listen(wild, 8), 0);
+	/*
+	 * one more listener on siw0, after @lis on the device's list: @lis's
+	 * DEVICE_REMOVAL destroys it, so its iw_cm id goes to xcma's work
+	 * item, slowed down here: .remove must wait for it
+	 */
+	rlog.lis = lis;
+	rlog.extra = new_listener(test, cm_new_side(test), false, false,
+				  IW_PORT + 52);
+	iwf.slow_deferred = true;
 
 	cli = rdma_create_id(&init_net, rm_handler, cs, RDMA_PS_TCP, IB_QPT_RC);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cli));
@@ -1120,8 +1144,10 @@ static void device_removal(struct kunit *test)
 	 * its child on rxe0 remain
 	 */
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), base + 2);
-	/* G5: no iw_cm id xcma made on siw0 is left */
+	/* G5: no iw_cm id xcma made on siw0 is left, the deferred one too */
 	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 0);
+	KUNIT_EXPECT_NULL(test, rlog.extra);
+	KUNIT_EXPECT_EQ(test, atomic_read(&iwf.deferred), 1);
 
 	/* G4: one DEVICE_REMOVAL for each id on siw0, the last event */
 	KUNIT_EXPECT_EQ(test, cs->ev[cs->n - 1], RDMA_CM_EVENT_DEVICE_REMOVAL);
