@@ -225,14 +225,21 @@ static int iw_event(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	return iw_leave(xid, iw, xcma_id_call_user(xid, &ev));
 }
 
-static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+/* @fn as an iw_cm callback, the task marked as inside one */
+static int iw_callback(iw_cm_handler fn, struct iw_cm_id *iw,
+		       struct iw_cm_event *iw_ev)
 {
 	int ret;
 
 	WRITE_ONCE(iw_cb_task, current);
-	ret = iw_event(iw, iw_ev);
+	ret = fn(iw, iw_ev);
 	WRITE_ONCE(iw_cb_task, NULL);
 	return ret;
+}
+
+static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
+{
+	return iw_callback(iw_event, iw, iw_ev);
 }
 
 /*
@@ -315,12 +322,7 @@ out:
 
 static int iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 {
-	int ret;
-
-	WRITE_ONCE(iw_cb_task, current);
-	ret = iw_request(iw, iw_ev);
-	WRITE_ONCE(iw_cb_task, NULL);
-	return ret;
+	return iw_callback(iw_request, iw, iw_ev);
 }
 
 /**
