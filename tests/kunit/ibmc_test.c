@@ -496,6 +496,16 @@ static struct sockaddr *ibmc_addr(struct sockaddr_storage *ss, int family,
 	return (struct sockaddr *)ss;
 }
 
+/* a join of @addr (IPv6 if it has a colon) in @state, into @g */
+static int ibmc_join(struct rdma_cm_id *id, struct sockaddr_storage *g,
+		     const char *addr, u8 state, void *ctx)
+{
+	int family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+
+	return rdma_join_multicast(id, ibmc_addr(g, family, addr), BIT(state),
+				   ctx);
+}
+
 /*
  * Every membership freed exactly once, no answer after a free, no group
  * left allocated: the end of every case, after its ids are gone.
@@ -635,15 +645,11 @@ static void ibmc_record_fields(struct kunit *test)
 
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_HOLD);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	expect_record(test, id, RDMA_UDP_QKEY, BIT(FULLMEMBER_JOIN), MASK_ALL);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.4"),
-					    BIT(SENDONLY_FULLMEMBER_JOIN), l),
-			0);
+			ibmc_join(id, &g, "239.1.2.4", SENDONLY_FULLMEMBER_JOIN,
+				  l), 0);
 	expect_record(test, id, RDMA_UDP_QKEY, BIT(SENDONLY_FULLMEMBER_JOIN),
 		      MASK_ALL);
 	KUNIT_EXPECT_EQ(test, emc.joins, 2);
@@ -668,9 +674,7 @@ static void ibmc_record_ipoib(struct kunit *test)
 	id = ibmc_id(test, l, RDMA_PS_IPOIB, IB_QPT_UD, EMC_ANSWER);
 	emc_rec(&emc.ans, EMC_BCAST_QKEY);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	expect_record(test, id, EMC_BCAST_QKEY, BIT(FULLMEMBER_JOIN),
 		      MASK_ALL | MASK_IPOIB);
 	KUNIT_ASSERT_TRUE(test, ibmc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN, 1));
@@ -698,9 +702,8 @@ static void ibmc_join_event_fields(struct kunit *test)
 
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_ANSWER);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), &ctx), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN,
+				  &ctx), 0);
 	KUNIT_ASSERT_TRUE(test, ibmc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN, 1));
 	KUNIT_EXPECT_EQ(test, l->n, 1);
 	KUNIT_EXPECT_EQ(test, l->status[0], 0);
@@ -775,9 +778,8 @@ static void ibmc_sa_error_is_multicast_error(struct kunit *test)
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_ERROR);
 	emc.status = c->status;
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), &ctx), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN,
+				  &ctx), 0);
 	KUNIT_ASSERT_TRUE(test, ibmc_wait(l, RDMA_CM_EVENT_MULTICAST_ERROR, 1));
 	KUNIT_EXPECT_EQ(test, l->n, 1);
 	KUNIT_EXPECT_EQ(test, l->status[0], c->status);
@@ -803,9 +805,7 @@ static void ibmc_reset_after_join(struct kunit *test)
 
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_ANSWER);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	KUNIT_ASSERT_TRUE(test, ibmc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN, 1));
 	emc_call(&emc.m[0], -ENETRESET, false);
 	KUNIT_ASSERT_TRUE(test, ibmc_wait(l, RDMA_CM_EVENT_MULTICAST_ERROR, 1));
@@ -836,9 +836,7 @@ static void ibmc_qkey_conflict(struct kunit *test)
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_ANSWER);
 	emc_rec(&emc.ans, 0x1234);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	KUNIT_ASSERT_TRUE(test, ibmc_wait(l, RDMA_CM_EVENT_MULTICAST_ERROR, 1));
 	KUNIT_EXPECT_EQ(test, l->n, 1);
 	KUNIT_EXPECT_EQ(test, l->status[0], -EINVAL);
@@ -938,9 +936,7 @@ static void ibmc_leave_in_flight(struct kunit *test)
 
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_HOLD);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	rdma_leave_multicast(id, (struct sockaddr *)&g);
 	KUNIT_EXPECT_EQ(test, emc.frees, 1);
 	KUNIT_EXPECT_EQ(test, emc.late, 1);
@@ -976,9 +972,7 @@ static void ibmc_leave_with_answer_queued(struct kunit *test)
 	held_work = NULL;
 	emc_ops.queue_mc = hold_work;
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	for (i = 0; i < 250 && !READ_ONCE(held_work); i++)
 		msleep(20);
 	KUNIT_ASSERT_NOT_NULL(test, READ_ONCE(held_work));
@@ -1007,13 +1001,9 @@ static void ibmc_destroy_in_flight(struct kunit *test)
 
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_HOLD);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET6,
-							  "ff0e::9"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "ff0e::9", FULLMEMBER_JOIN, l), 0);
 	ibmc_destroy(test, id);
 	KUNIT_EXPECT_EQ(test, emc.joins, 2);
 	KUNIT_EXPECT_EQ(test, emc.frees, 2);
@@ -1055,9 +1045,7 @@ static void ibmc_removal_in_flight(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_HOLD);
 	KUNIT_ASSERT_EQ(test,
-			rdma_join_multicast(id, ibmc_addr(&g, AF_INET,
-							  "239.1.2.3"),
-					    BIT(FULLMEMBER_JOIN), l), 0);
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
 	a->test = test;
 	init_completion(&a->done);
 	t = kthread_run(delete_rxe0, a, "ibmc_delete");
