@@ -29,12 +29,13 @@
 #include "sa.h"
 #include "xcma.h"
 
-/*
- * An AF_IB address is its own hardware address: its GID and pkey, as an
- * IPoIB address's would be (in-tree cma_translate_ib()).
+/**
+ * xcma_translate_ib - the hardware address of an AF_IB address
+ * @sib: the address
+ * @da: gets its GID and pkey, as an IPoIB address's would be (in-tree
+ *	cma_translate_ib())
  */
-static void translate_ib(const struct sockaddr_ib *sib,
-			 struct rdma_dev_addr *da)
+void xcma_translate_ib(const struct sockaddr_ib *sib, struct rdma_dev_addr *da)
 {
 	da->dev_type = ARPHRD_INFINIBAND;
 	rdma_addr_set_sgid(da, (union ib_gid *)&sib->sib_addr);
@@ -99,7 +100,7 @@ static int bind_addr(struct xcma_id *xid, const struct sockaddr *addr,
 	da->bound_dev_if = bound_dev_if;
 	if (!xcma_addr_is_any(addr)) {
 		if (addr->sa_family == AF_IB) {
-			translate_ib((const struct sockaddr_ib *)addr, da);
+			xcma_translate_ib((const struct sockaddr_ib *)addr, da);
 			ret = 0;
 		} else {
 			ret = xcma_ops->translate_ip(addr, da);
@@ -278,7 +279,7 @@ static int resolve_ib(struct xcma_id *xid)
 		ret = xcma_port_set_src(&xid->bind, (struct sockaddr *)&src);
 		if (ret)
 			return ret;
-		translate_ib((struct sockaddr_ib *)&src, da);
+		xcma_translate_ib((struct sockaddr_ib *)&src, da);
 	}
 	rdma_addr_set_dgid(da, (union ib_gid *)&dst->sib_addr);
 	queue_addr_resolved(xid);

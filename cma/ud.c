@@ -16,10 +16,12 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
+#include "addr.h"
 #include "ib.h"
 #include "id.h"
 #include "listen.h"
 #include "ops.h"
+#include "resolve.h"
 #include "trace.h"
 #include "ud.h"
 #include "wire.h"
@@ -335,7 +337,12 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		goto out;
 	}
 	conn->id.port_num = req->port;
-	if (req->sgid_attr) {
+	if (local.ss_family == AF_IB) {
+		/* a bound listener's GID and pkey (in-tree cma_translate_ib()) */
+		if (!xcma_addr_is_any((struct sockaddr *)&local))
+			xcma_translate_ib((struct sockaddr_ib *)&local,
+					  &conn->id.route.addr.dev_addr);
+	} else if (req->sgid_attr) {
 		union ib_gid gid = req->sgid_attr->gid;
 
 		rdma_addr_set_sgid(&conn->id.route.addr.dev_addr, &gid);

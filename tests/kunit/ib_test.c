@@ -1731,7 +1731,8 @@ KUNIT_ARRAY_PARAM_DESC(sidr, sidr_cases, name);
  * AF_IB, init_net's ids of the service id's port space and port,
  * cma_match_net_dev()). The new UD id's own address is the listener's
  * under a full mask and the peer's is AF_IB with nothing more: a SIDR
- * REQ has no path (cma_save_ib_info() without one); CONNECT_REQUEST
+ * REQ has no path (cma_save_ib_info() without one); its hardware address
+ * is the listener's GID and pkey, ARPHRD_INFINIBAND; CONNECT_REQUEST
  * hands over all the private data, there is no header to skip
  * (cma_user_data_offset()). A SIDR REQ to the next service id finds
  * nobody.
@@ -1745,7 +1746,8 @@ static void ib_afib_sidr_req(struct kunit *test)
 	struct sockaddr_storage a;
 	struct ib_cm_id *cm_id;
 	struct rdma_cm_id *id, *conn;
-	union ib_gid zero = {};
+	union ib_gid zero = {}, gid;
+	struct rdma_dev_addr *da;
 
 	memset(&afib_cm, 0, sizeof(afib_cm));
 	memset(&sidr_seen, 0, sizeof(sidr_seen));
@@ -1805,6 +1807,12 @@ static void ib_afib_sidr_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			be64_to_cpu(rdma_get_service_id(conn, (struct sockaddr *)lsib)),
 			sid);
+	/* its hardware address is its own address's (cma_translate_ib()) */
+	da = &conn->route.addr.dev_addr;
+	KUNIT_EXPECT_EQ(test, da->dev_type, ARPHRD_INFINIBAND);
+	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(da), AFIB_PKEY);
+	rdma_addr_get_sgid(da, &gid);
+	KUNIT_EXPECT_EQ(test, memcmp(&gid, &afib_gid, 16), 0);
 	/* the conn id owns cm_id now */
 	rdma_destroy_id(conn);
 	ib_destroy(test, id);
