@@ -23,6 +23,7 @@
 #include "listen.h"
 #include "ops.h"
 #include "qp.h"
+#include "resolve.h"
 #include "trace.h"
 #include "ud.h"
 #include "wire.h"
@@ -250,6 +251,15 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	da = &conn->id.route.addr.dev_addr;
 	rdma_addr_set_sgid(da, &req->primary_path->sgid);
 	rdma_addr_set_dgid(da, &req->primary_path->dgid);
+	/* an AF_IB id's hardware address (in-tree cma_ib_new_conn_id()) */
+	if (local->ss_family != AF_IB)
+		return conn;
+	if (!xcma_addr_is_any((const struct sockaddr *)local)) {
+		xcma_translate_ib((const struct sockaddr_ib *)local, da);
+	} else if (!rdma_protocol_roce(conn->id.device, req->port)) {
+		da->dev_type = ARPHRD_INFINIBAND;
+		ib_addr_set_pkey(da, be16_to_cpu(req->primary_path->pkey));
+	}
 	return conn;
 }
 

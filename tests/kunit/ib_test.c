@@ -1454,7 +1454,8 @@ static int afib_req(struct kunit *test, u64 sid, const union ib_gid *peer,
  * reaches it (cma_ib_id_from_event(): no netdev, so AF_IB, init_net's
  * ids of the service id's port space and port; cma_match_net_dev()); the
  * new id's addresses are the REQ path's GIDs, its service id the REQ's
- * (cma_save_ib_info()). A REQ to the next service id finds no listener:
+ * (cma_save_ib_info()), its hardware address is ARPHRD_INFINIBAND with
+ * the address's pkey. A REQ to the next service id finds no listener:
  * ib_cm is told to reject it, no event.
  */
 static void ib_afib_listen_req(struct kunit *test)
@@ -1512,6 +1513,11 @@ static void ib_afib_listen_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			be64_to_cpu(rdma_get_service_id(conn, (struct sockaddr *)lsib)),
 			sid);
+	/* its hardware address is its own address's (cma_translate_ib()) */
+	KUNIT_EXPECT_EQ(test, conn->route.addr.dev_addr.dev_type,
+			ARPHRD_INFINIBAND);
+	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(&conn->route.addr.dev_addr),
+			AFIB_PKEY);
 	/*
 	 * The conn id owns cm_id now and destroys it; the REJ for a REQ
 	 * not answered is ib_cm's to send then (cm_destroy_id()), not the
