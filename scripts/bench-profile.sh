@@ -16,7 +16,8 @@
 #
 # Arguments: xcma_bench.ko's module parameters (keep the counts small:
 # every call is traced), and
-#   trace=mod:func,mod:func   trace these too (e.g. a CM's internals)
+#   trace=mod:func,mod:func   trace these too (e.g. a CM's internals;
+#                             kernel:func for one of vmlinux)
 #   figures='ids resolve'     profile only these (default: all three)
 set -e
 t=/sys/kernel/tracing
@@ -61,7 +62,11 @@ echo 0 >$t/tracing_on
 : >$t/set_ftrace_filter
 # one that is not traceable (renamed, inlined) is named, not fatal
 for f in $funcs $extra; do
-	echo "${f#*:}:mod:${f%%:*}" >>$t/set_ftrace_filter 2>/dev/null ||
+	case $f in
+	kernel:*) g=${f#*:} ;;
+	*) g="${f#*:}:mod:${f%%:*}" ;;
+	esac
+	echo "$g" >>$t/set_ftrace_filter 2>/dev/null ||
 		echo "PROFILE-SKIP $f: not traceable"
 done
 echo 16384 >$t/buffer_size_kb
