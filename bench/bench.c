@@ -21,9 +21,14 @@
  *	listeners connect-<listeners>-listeners: the connect batches of
  *		  each CM with its one listener and with listeners - 1
  *		  more bound on distinct ports (made and destroyed around
- *		  the batch, not timed), the four batches of a round in
- *		  rotating order; "bench connect-1000-listeners xcma=
- *		  xcma-1= ratio=" (many over one) and the same for intree
+ *		  the batch, not timed), and as the control with
+ *		  listeners - 1 of the other CM's bound instead (which
+ *		  the connecting CM never looks up: what they cost it is
+ *		  in ib_cm, ib_core and the machine), the six batches of a
+ *		  round in rotating order; "bench connect-1000-listeners
+ *		  xcma= xcma-1= ratio=" (many over one), the same for
+ *		  intree, and "bench connect-1000-listeners-control
+ *		  xcma=<other's over one> intree=<other's over one>"
  *	all       the four in turn
  *   A second word, xcma, intree or raw, runs only that one's batches and
  *   prints no result line: for profiling one of them (scripts/bench.sh
@@ -805,11 +810,17 @@ out:
 
 /*
  * connect-<listeners>-listeners: the connect figure's batches, each CM
- * once with its one listener and once with listeners - 1 more bound on
- * distinct ports of the same address (made before the batch and destroyed
- * after it, not timed), the four batches of a round in rotating order.
+ * once with its one listener, once with listeners - 1 more of its own
+ * bound on distinct ports of the same address (made before the batch and
+ * destroyed after it, not timed) and once with listeners - 1 of the other
+ * CM's instead (the control: the same ib_cm listens and memory, none of
+ * them in the connecting CM's lookup), the six batches of a round in
+ * rotating order.
  */
-enum { LR_XCMA_N, LR_XCMA_1, LR_INTREE_N, LR_INTREE_1, LRUNS };
+enum {
+	LR_XCMA_N, LR_XCMA_1, LR_INTREE_N, LR_INTREE_1, LR_XCMA_O, LR_INTREE_O,
+	LRUNS
+};
 
 /* the first port of a CM's extra listeners: above the other figures' */
 static u16 extra_port(const struct interop_cm *cm)
@@ -856,19 +867,26 @@ static int make_listeners(struct bench_ctx *c, u16 base, unsigned int n,
 static int listeners_batch(int which, struct bench_res *res,
 			   struct rdma_cm_id **ls, struct batch *b)
 {
-	bool many = which == LR_XCMA_N || which == LR_INTREE_N;
-	unsigned int extra = many ? listeners - 1 : 0;
-	struct bench_ctx *c;
+	bool xcma = which == LR_XCMA_N || which == LR_XCMA_1 ||
+		    which == LR_XCMA_O;
+	bool other = which == LR_XCMA_O || which == LR_INTREE_O;
+	unsigned int extra = which == LR_XCMA_1 || which == LR_INTREE_1 ?
+			     0 : listeners - 1;
+	struct bench_ctx *c, *l;
 	int ret;
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	/* c connects; l holds the extra listeners (c's own or the other's) */
+	c = kcalloc(2, sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	ctx_init(c, which < LR_INTREE_N ? &bench_xcma : &bench_intree, res);
-	ret = make_listeners(c, extra_port(c->cm), extra, ls);
+	l = other ? &c[1] : c;
+	ctx_init(c, xcma ? &bench_xcma : &bench_intree, res);
+	if (other)
+		ctx_init(l, xcma ? &bench_intree : &bench_xcma, res);
+	ret = make_listeners(l, extra_port(l->cm), extra, ls);
 	if (!ret) {
 		ret = run_connect(c, connects, b);
-		drop_listeners(c, ls, extra);
+		drop_listeners(l, ls, extra);
 	}
 	kfree(c);
 	return ret;
@@ -895,12 +913,13 @@ static void paired_ratio(char *buf, size_t len, const u64 *a, const u64 *b,
 static int run_listeners(struct bench_res *res)
 {
 	static const char * const names[LRUNS] = {
-		"xcma", "xcma-1", "intree", "intree-1" };
+		"xcma", "xcma-1", "intree", "intree-1", "xcma-other",
+		"intree-other" };
 	unsigned int nr = clamp(listen_rounds, 1U, (uint)BENCH_MAX_ROUNDS);
 	unsigned int r, k, which;
 	struct rdma_cm_id **ls;
 	u64 *rates, med[LRUNS];
-	char name[40], px[24], pi[24];
+	char name[40], px[24], pi[24], ox[24], oi[24];
 	int ret = 0;
 
 	if (!connects || listeners < 1 || listeners > 10000)
@@ -932,6 +951,10 @@ static int run_listeners(struct bench_res *res)
 		     &rates[LR_XCMA_1 * nr], nr);
 	paired_ratio(pi, sizeof(pi), &rates[LR_INTREE_N * nr],
 		     &rates[LR_INTREE_1 * nr], nr);
+	paired_ratio(ox, sizeof(ox), &rates[LR_XCMA_O * nr],
+		     &rates[LR_XCMA_1 * nr], nr);
+	paired_ratio(oi, sizeof(oi), &rates[LR_INTREE_O * nr],
+		     &rates[LR_INTREE_1 * nr], nr);
 	for (k = 0; k < LRUNS; k++) {
 		med[k] = median(&rates[k * nr], nr);
 		pr_info("%s %s: ops/s over %u rounds: min %llu.%llu median %llu.%llu max %llu.%llu\n",
@@ -939,8 +962,8 @@ static int run_listeners(struct bench_res *res)
 			rates[k * nr] % 10, med[k] / 10, med[k] % 10,
 			rates[k * nr + nr - 1] / 10, rates[k * nr + nr - 1] % 10);
 	}
-	pr_info("%s: median of the per-round ratios xcma/xcma-1=%s intree/intree-1=%s\n",
-		name, px, pi);
+	pr_info("%s: median of the per-round ratios xcma/xcma-1=%s intree/intree-1=%s xcma-other/xcma-1=%s intree-other/intree-1=%s\n",
+		name, px, pi, ox, oi);
 	ratio(px, sizeof(px), med[LR_XCMA_N], med[LR_XCMA_1]);
 	ratio(pi, sizeof(pi), med[LR_INTREE_N], med[LR_INTREE_1]);
 	pr_info("bench %s xcma=%llu.%llu xcma-1=%llu.%llu ratio=%s\n", name,
@@ -949,6 +972,9 @@ static int run_listeners(struct bench_res *res)
 	pr_info("bench %s-intree intree=%llu.%llu intree-1=%llu.%llu ratio=%s\n",
 		name, med[LR_INTREE_N] / 10, med[LR_INTREE_N] % 10,
 		med[LR_INTREE_1] / 10, med[LR_INTREE_1] % 10, pi);
+	ratio(ox, sizeof(ox), med[LR_XCMA_O], med[LR_XCMA_1]);
+	ratio(oi, sizeof(oi), med[LR_INTREE_O], med[LR_INTREE_1]);
+	pr_info("bench %s-control xcma=%s intree=%s\n", name, ox, oi);
 out:
 	kvfree(rates);
 	kvfree(ls);

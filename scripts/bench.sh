@@ -25,6 +25,8 @@
 #   bench connect-floor raw=<ops/s> xcma/raw=<r> intree/raw=<r>
 #   bench connect-1000-listeners xcma=<ops/s> xcma-1=<ops/s> ratio=<many/one>
 #   bench connect-1000-listeners-intree intree=<ops/s> intree-1=<ops/s> ratio=<r>
+#   bench connect-1000-listeners-control xcma=<r> intree=<r>  (each CM's
+#       rate with the other CM's 999 listeners over its rate with one)
 #   bench mem-per-id[-idle|-resolved] xcma=<bytes> intree=<bytes> ratio=<r>
 #   bench removal-<n> xcma=<ms> intree=<ms> ratio=<intree/xcma>
 #   bench removal-10000/1000 xcma=<time ratio> intree=<time ratio>
