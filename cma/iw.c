@@ -51,12 +51,6 @@ struct iw_link {
 static DEFINE_SPINLOCK(iw_link_lock);
 static struct workqueue_struct *iw_release_wq;
 
-/*
- * The task inside one of our iw_cm callbacks, if any: iw_cm_wq is ordered,
- * so there is at most one.
- */
-static struct task_struct *iw_cb_task;
-
 static struct iw_link *iw_link_new(struct xcma_id *xid)
 {
 	struct iw_link *link = kzalloc(sizeof(*link), GFP_KERNEL);
@@ -93,8 +87,12 @@ static void iw_release_fn(struct work_struct *work)
  * @iw: connected, connecting or listening
  *
  * When this returns, no callback of @iw reaches its id any more. @iw is
- * destroyed before this returns, or, in an iw_cm callback or a user's
- * callback, on iw_release_wq (xcma_iw_flush()).
+ * destroyed before this returns, or, in a user's callback, on
+ * iw_release_wq (xcma_iw_flush()). Every iw_cm callback of ours runs on
+ * iw_cm's ordered workqueue, which iw_destroy_cm_id() may flush; the only
+ * way one of them comes to destroy an iw_cm id is through the user's
+ * callback it calls (the id it was called for gives its iw_cm id back to
+ * iw_cm by the return value, iw_leave()).
  */
 void xcma_iw_destroy(struct iw_cm_id *iw)
 {
@@ -103,7 +101,7 @@ void xcma_iw_destroy(struct iw_cm_id *iw)
 	spin_lock(&iw_link_lock);
 	link->xid = NULL;
 	spin_unlock(&iw_link_lock);
-	if (READ_ONCE(iw_cb_task) == current || xcma_id_in_callback()) {
+	if (xcma_id_in_callback()) {
 		INIT_WORK(&link->work, iw_release_fn);
 		queue_work(iw_release_wq, &link->work);
 		return;
@@ -225,23 +223,6 @@ static int iw_event(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	return iw_leave(xid, iw, xcma_id_call_user(xid, &ev));
 }
 
-/* @fn as an iw_cm callback, the task marked as inside one */
-static int iw_callback(iw_cm_handler fn, struct iw_cm_id *iw,
-		       struct iw_cm_event *iw_ev)
-{
-	int ret;
-
-	WRITE_ONCE(iw_cb_task, current);
-	ret = fn(iw, iw_ev);
-	WRITE_ONCE(iw_cb_task, NULL);
-	return ret;
-}
-
-static int iw_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
-{
-	return iw_callback(iw_event, iw, iw_ev);
-}
-
 /*
  * A conn id for a request on @listener: the listener's device and port,
  * the netdev of the address the request came in on; RDMA_PS_TCP and RC
@@ -306,7 +287,7 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	link->iw = iw;
 	conn->iw_id = iw;
 	iw->context = link;
-	iw->cm_handler = iw_handler;
+	iw->cm_handler = iw_event;
 	ret = xcma_id_call_user(conn, &ev);
 	if (ret) {
 		conn->iw_id = NULL;
@@ -318,11 +299,6 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;
-}
-
-static int iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
-{
-	return iw_callback(iw_request, iw, iw_ev);
 }
 
 /**
@@ -342,7 +318,7 @@ struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
 
 	if (!link)
 		return ERR_PTR(-ENOMEM);
-	iw = xcma_ops->iw_create_id(xid->id.device, iw_req_handler, link);
+	iw = xcma_ops->iw_create_id(xid->id.device, iw_request, link);
 	if (IS_ERR(iw)) {
 		kfree(link);
 		return iw;
@@ -383,7 +359,7 @@ int xcma_iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 	link = iw_link_new(xid);
 	if (!link)
 		return -ENOMEM;
-	iw = xcma_ops->iw_create_id(xid->id.device, iw_handler, link);
+	iw = xcma_ops->iw_create_id(xid->id.device, iw_event, link);
 	if (IS_ERR(iw)) {
 		kfree(link);
 		return PTR_ERR(iw);
