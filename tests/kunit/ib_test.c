@@ -1979,47 +1979,20 @@ static int ibsiw_port_state(struct ib_device *dev, u32 port,
 	return ret;
 }
 
-/*
- * rdma_resolve_addr() to a wildcard destination with rxe0's port down and
- * the iWARP device up: an IPv4 id takes the iWARP device, the first with
- * an active port, and fails there with -EINVAL as in-tree
- * (cma_bind_loopback(): iWARP has no pkey table for
- * ib_get_cached_pkey()); an AF_IB id takes port 1 of rxe0, the first
- * device with ib_cm (cma_bind_loopback() skips the others for AF_IB): the
- * source is the loopback address, its GID and pkey the port's first, the
- * destination GID the source GID (cma_resolve_loopback()).
- */
-static void ib_loopback_skips_iwarp(struct kunit *test)
+/* the AF_IB part of ib_loopback_skips_iwarp(), to @dgid */
+static void afib_loopback(struct kunit *test, const struct ibsiw_case *c,
+			  const union ib_gid *dgid)
 {
-	const struct ibsiw_case *c = test->param_value;
-	struct rdma_dev_addr *da;
-	struct side *s = cm_new_side(test);
 	static const union ib_gid loop = { .raw = { [15] = 1 } };
+	struct side *s = cm_new_side(test);
 	struct sockaddr_storage dst;
+	struct rdma_dev_addr *da;
 	struct rdma_cm_id *id;
-	union ib_gid gid, sgid, dgid;
+	union ib_gid gid, sgid, rgid;
 
-	afib_install(test, c->ib);
-	esa_ops.get_port_state = ibsiw_port_state;
-	if (c->af_ib) {
-		id = afib_new_id(test, s, RDMA_PS_IB);
-		afib_addr(&dst, NULL, AFIB_PKEY, RDMA_IB_IP_PS_IB | 18707,
-			  ~0ULL);
-	} else {
-		id = afib_new_id(test, s, RDMA_PS_TCP);
-		cm_addr4(&dst, "0.0.0.0", 18707);
-	}
+	id = afib_new_id(test, s, RDMA_PS_IB);
 	da = &id->route.addr.dev_addr;
-	if (!c->af_ib) {
-		KUNIT_EXPECT_EQ(test,
-				rdma_resolve_addr(id, NULL,
-						  (struct sockaddr *)&dst,
-						  2000),
-				-EINVAL);
-		KUNIT_EXPECT_NULL(test, id->device);
-		ib_destroy(test, id);
-		return;
-	}
+	afib_addr(&dst, dgid, AFIB_PKEY, RDMA_IB_IP_PS_IB | 18707, ~0ULL);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(id, NULL,
 						(struct sockaddr *)&dst, 2000),
 			0);
@@ -2031,15 +2004,51 @@ static void ib_loopback_skips_iwarp(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, xcma_kernel_ops.query_gid(id->device, 1, 0, &gid),
 			0);
 	rdma_addr_get_sgid(da, &sgid);
-	rdma_addr_get_dgid(da, &dgid);
+	rdma_addr_get_dgid(da, &rgid);
 	KUNIT_EXPECT_EQ(test, memcmp(&sgid, &gid, sizeof(gid)), 0);
-	KUNIT_EXPECT_EQ(test, memcmp(&dgid, &gid, sizeof(gid)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&rgid, &gid, sizeof(gid)), 0);
 	KUNIT_EXPECT_EQ(test, afib_src(id)->sib_family, AF_IB);
 	KUNIT_EXPECT_EQ(test, memcmp(&afib_src(id)->sib_addr, &loop,
 				     sizeof(loop)), 0);
 	KUNIT_EXPECT_EQ(test, da->dev_type,
 			c->ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER);
 	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(da), 0xffff);
+	ib_destroy(test, id);
+}
+
+/*
+ * rdma_resolve_addr() to a wildcard destination with rxe0's port down and
+ * the iWARP device up: an IPv4 id takes the iWARP device, the first with
+ * an active port, and fails there with -EINVAL as in-tree
+ * (cma_bind_loopback(): iWARP has no pkey table for
+ * ib_get_cached_pkey()); an AF_IB id takes port 1 of rxe0, the first
+ * device with ib_cm (cma_bind_loopback() skips the others for AF_IB): the
+ * source is the loopback address, its GID and pkey the port's first, the
+ * destination GID the source GID (cma_resolve_loopback()). The same for
+ * an AF_IB id to the loopback GID ::1, which in-tree is a wildcard too
+ * (cma_any_addr()).
+ */
+static void ib_loopback_skips_iwarp(struct kunit *test)
+{
+	const struct ibsiw_case *c = test->param_value;
+	static const union ib_gid loop = { .raw = { [15] = 1 } };
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage dst;
+	struct rdma_cm_id *id;
+
+	afib_install(test, c->ib);
+	esa_ops.get_port_state = ibsiw_port_state;
+	if (c->af_ib) {
+		afib_loopback(test, c, NULL);
+		afib_loopback(test, c, &loop);
+		return;
+	}
+	id = afib_new_id(test, s, RDMA_PS_TCP);
+	cm_addr4(&dst, "0.0.0.0", 18707);
+	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL,
+						(struct sockaddr *)&dst, 2000),
+			-EINVAL);
+	KUNIT_EXPECT_NULL(test, id->device);
 	ib_destroy(test, id);
 }
 
