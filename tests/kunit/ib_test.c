@@ -1979,11 +1979,13 @@ static int ibsiw_port_state(struct ib_device *dev, u32 port,
 	return ret;
 }
 
+/* the loopback GID, ::1 */
+static const union ib_gid afib_loop_gid = { .raw = { [15] = 1 } };
+
 /* the AF_IB part of ib_loopback_skips_iwarp(), to @dgid */
 static void afib_loopback(struct kunit *test, const struct ibsiw_case *c,
 			  const union ib_gid *dgid)
 {
-	static const union ib_gid loop = { .raw = { [15] = 1 } };
 	struct side *s = cm_new_side(test);
 	struct sockaddr_storage dst;
 	struct rdma_dev_addr *da;
@@ -2008,8 +2010,8 @@ static void afib_loopback(struct kunit *test, const struct ibsiw_case *c,
 	KUNIT_EXPECT_EQ(test, memcmp(&sgid, &gid, sizeof(gid)), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(&rgid, &gid, sizeof(gid)), 0);
 	KUNIT_EXPECT_EQ(test, afib_src(id)->sib_family, AF_IB);
-	KUNIT_EXPECT_EQ(test, memcmp(&afib_src(id)->sib_addr, &loop,
-				     sizeof(loop)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&afib_src(id)->sib_addr, &afib_loop_gid,
+				     sizeof(afib_loop_gid)), 0);
 	KUNIT_EXPECT_EQ(test, da->dev_type,
 			c->ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER);
 	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(da), 0xffff);
@@ -2031,8 +2033,6 @@ static void afib_loopback(struct kunit *test, const struct ibsiw_case *c,
 static void ib_loopback_skips_iwarp(struct kunit *test)
 {
 	const struct ibsiw_case *c = test->param_value;
-	static const union ib_gid loop = { .raw = { [15] = 1 } };
-	struct side *s = cm_new_side(test);
 	struct sockaddr_storage dst;
 	struct rdma_cm_id *id;
 
@@ -2040,10 +2040,10 @@ static void ib_loopback_skips_iwarp(struct kunit *test)
 	esa_ops.get_port_state = ibsiw_port_state;
 	if (c->af_ib) {
 		afib_loopback(test, c, NULL);
-		afib_loopback(test, c, &loop);
+		afib_loopback(test, c, &afib_loop_gid);
 		return;
 	}
-	id = afib_new_id(test, s, RDMA_PS_TCP);
+	id = afib_new_id(test, cm_new_side(test), RDMA_PS_TCP);
 	cm_addr4(&dst, "0.0.0.0", 18707);
 	KUNIT_EXPECT_EQ(test, rdma_resolve_addr(id, NULL,
 						(struct sockaddr *)&dst, 2000),
