@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * model [--bound N] [--only NAME] [--mutant NAME --expect RULE]
+ * model [--bound N] [--only NAME] [--mutant NAME --expect RULE] | --list
  *
  * Each scenario has its own preemption bound (Scenario::bound), the
  * largest that keeps the whole run near half a minute on two cores;
@@ -12,6 +12,9 @@
  * RULE: print "mutant NAME: caught by RULE in SCENARIO ..." and its trace,
  * exit 0. Otherwise (no violation, or only of other rules) print "mutant
  * NAME: MISSED ..." with what was found instead, exit 1.
+ * NAME is a scenario's full name or its "S<k>" prefix.
+ * --list: print the name of every scenario the code defines, one a line
+ * (tests/model/scenarios.txt must list the same ones).
  */
 #include <chrono>
 #include <cstdio>
@@ -94,9 +97,15 @@ int main(int argc, char **argv)
 	const char *only = nullptr;
 	const char *mutant = nullptr;
 	const char *expect = nullptr;
+	int n;
+	const Scenario *sc = scenarios(&n);
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--bound") && i + 1 < argc)
+		if (!strcmp(argv[i], "--list")) {
+			for (int k = 0; k < n; k++)
+				printf("%s\n", sc[k].name);
+			return 0;
+		} else if (!strcmp(argv[i], "--bound") && i + 1 < argc)
 			bound = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
@@ -107,30 +116,24 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr,
 				"usage: %s [--bound N] [--only NAME] "
-				"[--mutant NAME --expect G1..G8]\n",
+				"[--mutant NAME --expect G1..G8] | --list\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	setvbuf(stdout, nullptr, _IOLBF, 0);
 
-	int n;
-	const Scenario *sc = scenarios(&n);
+	const Scenario *pick = only ? find_scenario(only) : nullptr;
 
-	if (mutant) {
-		const Scenario *pin = nullptr;
-		for (int i = 0; i < n; i++)
-			if (only && !strcmp(only, sc[i].name))
-				pin = &sc[i];
-		return run_mutant(mutant, expect, pin, bound);
-	}
+	if (mutant)
+		return run_mutant(mutant, expect, pick, bound);
 
 	uint64_t total = 0, bad = 0;
 	int ran = 0;
 	auto t0 = std::chrono::steady_clock::now();
 
 	for (int i = 0; i < n; i++) {
-		if (only && strcmp(only, sc[i].name))
+		if (only && pick != &sc[i])
 			continue;
 		ran++;
 		int b = bound >= 0 ? bound : sc[i].bound;

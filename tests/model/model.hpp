@@ -11,11 +11,25 @@
 #define XCMA_MODEL_HPP
 
 #include <cstdint>
+#ifdef XCMA_MODEL_THREADS
+#include <atomic>
+#endif
 
 #include "xcma/fsm.h"
 
 namespace model
 {
+
+/*
+ * What the platform observes and the scenarios read across threads. The
+ * model checker runs one thread at a time: plain fields. The same
+ * scenarios on real threads (pthreads.cpp, XCMA_MODEL_THREADS): atomics.
+ */
+#ifdef XCMA_MODEL_THREADS
+template <typename T> using Shared = std::atomic<T>;
+#else
+template <typename T> using Shared = T;
+#endif
 
 constexpr int kMaxThreads = 8;
 constexpr int kMaxIds = 12;
@@ -34,11 +48,11 @@ struct WaitQ {
 struct ModelId {
 	xcma_fsm_id fsm; /* first: the platform casts back from it */
 	const char *name = nullptr;
-	bool used = false;
-	bool freed = false;
+	Shared<bool> used = false;
+	Shared<bool> freed = false;
 	int lock = -1; /* id lock owner (thread), -1 free */
 	int handler = -1; /* handler lock owner */
-	unsigned refs = 0;
+	Shared<unsigned> refs = 0;
 	bool completed = false; /* the last put completed the destroyer's wait */
 
 	/* the user's model: what its callback returns / does per cm event */
@@ -47,31 +61,36 @@ struct ModelId {
 	int destroy_target = -1;
 
 	/* observations */
-	int running = 0; /* callbacks running now (G1) */
-	int notices = 0; /* DEVICE_REMOVAL delivered (G4) */
-	int cancels = 0;
-	unsigned cancel_state = 0;
-	unsigned last_live = XCMA_FSM_IDLE;
-	unsigned dev_mask = 0; /* devices the id was ever attached to */
-	bool detached = false; /* let go of its device by itself */
-	bool destroy_started = false; /* user contract: destroy is decided */
-	bool destroy_returned = false;
-	bool fence_passed = false; /* the destroyer got the handler lock */
-	bool nonzero_returned = false;
-	bool removal_ack = false; /* DEVICE_REMOVAL returned 0: reap me */
+	Shared<int> running = 0; /* callbacks running now (G1) */
+	Shared<int> notices = 0; /* DEVICE_REMOVAL delivered (G4) */
+	Shared<int> cancels = 0;
+	Shared<unsigned> cancel_state = 0;
+	Shared<unsigned> last_live = XCMA_FSM_IDLE;
+	/* devices the id was ever attached to */
+	Shared<unsigned> dev_mask = 0;
+	Shared<bool> detached = false; /* let go of its device by itself */
+	/* user contract: destroy is decided */
+	Shared<bool> destroy_started = false;
+	Shared<bool> destroy_returned = false;
+	/* the destroyer got the handler lock */
+	Shared<bool> fence_passed = false;
+	Shared<bool> nonzero_returned = false;
+	/* DEVICE_REMOVAL returned 0: reap me */
+	Shared<bool> removal_ack = false;
 	bool wildcard = false; /* a wildcard listener that must survive (G7) */
-	bool child = false; /* per-device child of a wildcard listener */
+	/* per-device child of a wildcard listener */
+	Shared<bool> child = false;
 };
 
 struct ModelDev {
 	xcma_fsm_dev fsm;
 	const char *name = nullptr;
-	bool used = false;
+	Shared<bool> used = false;
 	int lock = -1;
-	unsigned refs = 0;
+	Shared<unsigned> refs = 0;
 	bool completed = false; /* the last put completed the remover's wait */
-	bool remove_started = false;
-	bool remove_returned = false;
+	Shared<bool> remove_started = false;
+	Shared<bool> remove_returned = false;
 	unsigned holders_at_start = 0; /* user ids attached at removal start */
 };
 
@@ -82,8 +101,9 @@ struct ModelGroup {
 	const char *name = nullptr;
 	int owner = -1; /* id */
 	int dev = -1; /* the owner's device when joined */
-	bool joined = false; /* group_add accepted it */
-	int releases = 0; /* taken by a leave or dropped by the library */
+	Shared<bool> joined = false; /* group_add accepted it */
+	/* taken by a leave or dropped by the library */
+	Shared<int> releases = 0;
 };
 
 struct World {
@@ -115,6 +135,11 @@ void await(bool (*pred)(int), int arg, const char *what);
 /* the predicates of the platform's completions (the library's waits) */
 bool id_completed(int k);
 bool dev_completed(int k);
+/*
+ * An id's state as a scenario may read it anywhere, await predicates
+ * included: directly in the checker, under the id lock on real threads.
+ */
+unsigned peek_state(int i);
 /*
  * Every violation names the rule it breaks; the message is printed as
  * "G4: ...". The pending operation of an id counts as something it holds:
@@ -150,6 +175,8 @@ struct Scenario {
 };
 
 const Scenario *scenarios(int *n);
+/* the scenario called @name (its full name or "S<k>"), or NULL */
+const Scenario *find_scenario(const char *name);
 
 struct Result {
 	uint64_t interleavings = 0;

@@ -7,6 +7,7 @@
  * is destroyed eventually (reap).
  */
 #include <cstdio>
+#include <cstring>
 
 #include "model.hpp"
 
@@ -237,8 +238,15 @@ void run_listener_user(int l)
 		return dev(s8_d0).remove_returned && dev(s8_d1).remove_returned;
 	}, 0, "removals");
 	ModelId &m = id(l);
-	if (m.fsm.children.next != &m.fsm.children)
+	xcma_plat_ctx_lock(&W.ctx);
+	bool kept = m.fsm.children.next != &m.fsm.children;
+	bool wildcard = m.fsm.flags & XCMA_FSM_F_WILDCARD;
+	xcma_plat_ctx_unlock(&W.ctx);
+	if (kept)
 		fail(Rule::G7, "%s keeps children of removed devices", m.name);
+	if (!wildcard || xcma_fsm_id_state(&m.fsm) != XCMA_FSM_LISTEN)
+		fail(Rule::G7, "%s no longer a wildcard listener after the "
+			       "removals", m.name);
 	user_destroy_once(l);
 }
 
@@ -261,7 +269,7 @@ void s8()
 
 /* S9 */
 int s9_l, s9_d0, s9_d1, s9_c1, s9_conn;
-bool s9_req_done;
+Shared<bool> s9_req_done;
 
 void run_add(int d)
 {
@@ -272,7 +280,7 @@ void run_add(int d)
 void run_req_new(int)
 {
 	await([](int) {
-		return id(s9_c1).used && id(s9_c1).fsm.state == XCMA_FSM_LISTEN;
+		return id(s9_c1).used && peek_state(s9_c1) == XCMA_FSM_LISTEN;
 	}, 0, "child on dev1");
 	xcma_fsm_id_get(&id(s9_c1).fsm);
 	init_reserved(s9_conn);
@@ -293,10 +301,14 @@ void run_listener_owner(int l)
 		return dev(s9_d0).remove_returned && s9_req_done;
 	}, 0, "removal, request");
 	ModelId &m = id(l);
+	xcma_plat_ctx_lock(&W.ctx);
 	xcma_fsm_link *first = m.fsm.children.next;
-	if (first == &m.fsm.children || first->next != &m.fsm.children ||
-	    first != &id(s9_c1).fsm.child_item ||
-	    id(s9_c1).fsm.dev != &dev(s9_d1).fsm)
+	bool alone = first != &m.fsm.children &&
+		     first->next == &m.fsm.children &&
+		     first == &id(s9_c1).fsm.child_item &&
+		     id(s9_c1).fsm.dev == &dev(s9_d1).fsm;
+	xcma_plat_ctx_unlock(&W.ctx);
+	if (!alone)
 		fail(Rule::G7, "%s does not listen on %s alone after the "
 			       "removal of %s",
 		     m.name, dev(s9_d1).name, dev(s9_d0).name);
@@ -444,17 +456,20 @@ void run_sidr_rep(int which)
 	if (xcma_fsm_id_enter(&m.fsm, XCMA_EV_REP_RECEIVED, XCMA_FSM_PUT_REF))
 		return; /* dropped: removal or destroy came first */
 	expect_ok(xcma_fsm_id_fire(&m.fsm, ev), xcma_fsm_event_name(ev));
+	/*
+	 * Read under the handler lock and the source's reference: after
+	 * leave the id may be destroyed and freed by another thread.
+	 */
+	unsigned st = xcma_fsm_id_state(&m.fsm);
+	if (!which && st != XCMA_FSM_CONNECT)
+		fail(Rule::Model, "ud_addr_error moved %s to %s", m.name,
+		     xcma_fsm_state_name(st));
 	int ret = xcma_plat_id_event(&m.fsm, xcma_fsm_event_cm_event(ev), 0);
 	int r = xcma_fsm_id_leave(&m.fsm, ret, XCMA_FSM_PUT_REF);
 	if (r != (ret ? XCMA_FSM_DESTROYED : XCMA_FSM_DELIVERED))
 		fail(Rule::Api,
 		     "leave returned %d after the callback returned %d", r,
 		     ret);
-	if (!which && m.fsm.state != XCMA_FSM_CONNECT &&
-	    m.fsm.state != XCMA_FSM_DESTROYING &&
-	    m.fsm.state != XCMA_FSM_DEVICE_REMOVAL)
-		fail(Rule::Model, "ud_addr_error moved %s to %s", m.name,
-		     xcma_fsm_state_name(m.fsm.state));
 }
 
 void s12()
@@ -543,6 +558,17 @@ const Scenario *scenarios(int *n)
 {
 	*n = sizeof(list) / sizeof(list[0]);
 	return list;
+}
+
+const Scenario *find_scenario(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const Scenario &s : list)
+		if (!strcmp(s.name, name) ||
+		    (!strncmp(s.name, name, len) && s.name[len] == '_'))
+			return &s;
+	return nullptr;
 }
 
 } /* namespace model */
