@@ -16,7 +16,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
-layers=${XCMA_LAYERS:-deps userspace model mutants build kunit style harness interop stock user install}
+all_layers="deps userspace model mutants build kunit style harness interop stock user install"
+layers=${XCMA_LAYERS:-$all_layers}
 # Every VM is one TCG thread (a one-CPU guest, or thread=single), so one
 # VM keeps one of the machine's two cores busy. The KUnit layer's boots
 # (the longest) therefore run in a second lane, beside the layers after
@@ -92,40 +93,88 @@ configfs_vm() {
 	[ "$vrc" = 0 ] && record PASS "stock/$name/vm" || record FAIL "stock/$name/vm"
 }
 # kunit_results BOOT LOG: the KUnit verdicts of one boot, as PASS/FAIL lines:
-# each leaf case (scripts/ktap.py), a failure when the boot ran no case at
-# all, one line per suite that tests/kunit/suites.txt expects of BOOT (a
-# missing suite or fewer cases than its minimum fails), and whether the
-# kernel's own parser (kunit.py parse) counts as many cases as ktap.py.
+# each leaf case and each disagreement of the log with KUnit's own counts
+# (scripts/ktap.py; a check's line has " # "), a failure when the boot ran
+# no case at all, a failure for each SKIP not on tests/kunit/allowed-skips.txt
+# (skip_verdicts), one line per suite that tests/kunit/suites.txt expects of
+# BOOT (a missing suite, or fewer cases that passed or failed than its
+# minimum, fails: a skipped case does not count), and whether the kernel's
+# own parser (kunit.py parse) counts as many passed, failed (crashed
+# included) and skipped cases as ktap.py, on every boot.
+#   XCMA_SUITES, XCMA_ALLOWED_SKIPS: other lists (the harness's fixtures)
 kunit_results() {
 	local boot=$1 log=$2 out rc b suite min n ours theirs kpy
+	local suites=${XCMA_SUITES:-tests/kunit/suites.txt}
+	local allowed=${XCMA_ALLOWED_SKIPS:-tests/kunit/allowed-skips.txt}
 	kpy=$(ls -d "${XCMA_CACHE:-/var/cache/xcma}"/src/linux-source-*/tools/testing/kunit/kunit.py 2>/dev/null | tail -1)
 	out=$(python3 scripts/ktap.py "$log")
 	rc=$?
+	out=$(printf '%s\n' "$out" | skip_verdicts "$allowed")
 	[ -z "$out" ] || printf '%s\n' "$out"
 	[ $rc = 2 ] && echo "FAIL kunit/$boot/ran-no-case"
+	# (a traceback, a log that is not there)
+	if [ $rc = 1 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
+		echo "FAIL kunit/$boot/ktap.py-failed"
+	fi
 	while read -r b suite min; do
 		[ "$b" = "$boot" ] || continue
-		n=$(printf '%s\n' "$out" | grep -c "^[A-Z]* kunit/$suite/")
+		n=$(printf '%s\n' "$out" | grep -E "^(PASS|FAIL) kunit/$suite/" | grep -vc ' # ')
 		if [ "$n" -ge "$min" ]; then
 			echo "PASS suites/$boot/$suite"
 		else
-			echo "FAIL suites/$boot/$suite ($n cases, expected at least $min)"
+			echo "FAIL suites/$boot/$suite ($n cases, expected at least $min; skips do not count)"
 		fi
-	done < <(grep -vE '^(#|$)' tests/kunit/suites.txt)
-	# the kernel's parser reads the first KTAP document it finds: hand it
-	# what follows the command (the kernel prints an empty one at boot)
-	# (a complete, passing boot: after a crash the two count the cases
-	# never reported differently, and the boot fails anyway)
-	if [ -n "$kpy" ] && [ $rc = 0 ]; then
-		ours=$(printf '%s\n' "$out" | grep -c .)
-		theirs=$(sed -n '/XCMA-VM: command:/,$p' "$log" | tr -d '\r' |
-			python3 "$kpy" parse 2>&1 | sed -nE 's/.*Ran ([0-9]+) tests.*/\1/p' | tail -1)
-		if [ "$ours" = "$theirs" ]; then
-			echo "PASS ktap/$boot/kunit.py-agrees"
-		else
-			echo "FAIL ktap/$boot/kunit.py-agrees (ktap.py $ours cases, kunit.py ${theirs:-none})"
-		fi
+	done < <(grep -vE '^(#|$)' "$suites")
+	# the kernel's parser reads the first KTAP document it finds: both
+	# get what follows the command (the kernel prints an empty one at
+	# boot). Its counts are leaf cases as ktap.py's, a case a crash left
+	# unreported "crashed" (a failure here); what ktap.py adds (its
+	# " # " checks) is not counted.
+	if [ -z "$kpy" ]; then
+		echo "FAIL ktap/$boot/kunit.py-agrees (no kunit.py in ${XCMA_CACHE:-/var/cache/xcma}/src)"
+		return
 	fi
+	ours=$(sed -n '/XCMA-VM: command:/,$p' "$log" 2>/dev/null | tr -d '\r' |
+		python3 scripts/ktap.py --counts -)
+	theirs=$(sed -n '/XCMA-VM: command:/,$p' "$log" 2>/dev/null | tr -d '\r' |
+		python3 "$kpy" parse 2>&1 | sed -nE 's/.*Testing complete\. Ran [0-9]+ tests:? ?(.*)$/\1/p' |
+		tail -1 | awk -F', ' '{
+			for (i = 1; i <= NF; i++) { split($i, kv, ": "); n[kv[1]] = kv[2] }
+			printf "pass:%d fail:%d skip:%d\n", n["passed"], n["failed"] + n["crashed"], n["skipped"]
+		}')
+	if [ -n "$ours" ] && [ "$ours" = "$theirs" ]; then
+		echo "PASS ktap/$boot/kunit.py-agrees"
+	else
+		echo "FAIL ktap/$boot/kunit.py-agrees (ktap.py ${ours:-none}, kunit.py ${theirs:-none})"
+	fi
+}
+# skip_verdicts ALLOWED: ktap.py's lines on stdin, each SKIP line kept if
+# its case matches a pattern of the list ALLOWED (tests/kunit/allowed-skips.txt:
+# a shell pattern and the reason, a line each), else a FAIL that names
+# KUnit's reason for the skip
+skip_verdicts() {
+	local allowed=$1 line path pat why ok reason
+	while IFS= read -r line; do
+		case $line in
+		'SKIP '*) ;;
+		*) printf '%s\n' "$line"; continue ;;
+		esac
+		path=${line#SKIP }
+		path=${path%% # *}
+		reason=
+		case $line in *' # '*) reason=${line#* # } ;; esac
+		ok=
+		while read -r pat why; do
+			case $pat in '#'* | '') continue ;; esac
+			# shellcheck disable=SC2254
+			case $path in $pat) ok=${why:-?}; break ;; esac
+		done <"$allowed"
+		if [ -n "$ok" ]; then
+			printf 'SKIP %s # allowed: %s\n' "$path" "$ok"
+		else
+			printf 'FAIL %s # skipped (%s), not in %s\n' "$path" "${reason:-no reason}" "$allowed"
+		fi
+	done
 }
 # kunit_boot BOOT LOG VMRC: record a KUnit boot's verdicts and its console's
 kunit_boot() {
@@ -166,6 +215,48 @@ plant() {
 		record FAIL "harness/$name (failed, not for: $reason)"
 	fi
 	sed 's/^/    | /' "$vlog" | tail -4
+}
+
+# ktap_fixtures: scripts/ktap.py and kunit_results on the synthetic consoles
+# of tests/harness/ktap (no VM): each fixture's expected verdict, and what
+# kunit_results makes of skips, garbled lines and kunit.py's counts
+ktap_fixtures() {
+	local fx=tests/harness/ktap o=build/logs/ktap-fixtures
+	mkdir -p "$o"
+	"$fx/run.sh" >"$o/run.log" 2>&1
+	grep -E '^(PASS|FAIL) ' "$o/run.log" | while read -r v c; do record "$v" "harness/$c"; done
+	grep -q '^PASS ' "$o/run.log" || record FAIL harness/ktap-fixture/ran-none
+	grep '^    |' "$o/run.log" | head -20
+	# a skip not on the list fails, and counts toward no suite
+	XCMA_SUITES=$fx/suites.txt kunit_results fixture "$fx/skip.log" >"$o/skip.txt"
+	verdict_if harness/kunit-skip-not-allowed-fails \
+		grep -q '^FAIL kunit/fx_skip/needs_second_namespace # skipped' "$o/skip.txt"
+	verdict_if harness/kunit-skips-do-not-count-toward-suites \
+		grep -q '^FAIL suites/fixture/fx_skip (1 cases' "$o/skip.txt"
+	# an allowed one stays a skip (and the others still fail)
+	XCMA_SUITES=$fx/suites.txt XCMA_ALLOWED_SKIPS=$fx/allowed-skips.txt \
+		kunit_results fixture "$fx/skip.log" >"$o/skip-allowed.txt"
+	verdict_if harness/kunit-allowed-skip-stays-skip sh -c "
+		grep -q '^SKIP kunit/fx_skip/alloc_fails/listen # allowed: ' $o/skip-allowed.txt &&
+		grep -q '^FAIL kunit/fx_skip/needs_second_namespace' $o/skip-allowed.txt &&
+		! grep -q '^FAIL kunit/fx_skip/alloc_fails' $o/skip-allowed.txt"
+	# a garbled parameter line under a not ok parent fails the boot
+	XCMA_SUITES=$fx/suites.txt kunit_results fixture "$fx/garbled-param.log" >"$o/garbled.txt"
+	verdict_if harness/kunit-garbled-param-fails \
+		grep -q '^FAIL kunit/fx_basic/pcase # not ok, but none' "$o/garbled.txt"
+	# kunit.py is held to ktap.py on failing boots too: on a crash they
+	# agree, on a lost result line they do not
+	kunit_results fixture "$fx/crash-mid-plan.log" >"$o/crash.txt"
+	kunit_results fixture "$fx/lost-parent-result.log" >"$o/lost-parent.txt"
+	verdict_if harness/kunit.py-compared-on-failing-boots sh -c "
+		grep -q '^PASS ktap/fixture/kunit.py-agrees' $o/crash.txt &&
+		grep -q '^FAIL ktap/fixture/kunit.py-agrees' $o/lost-parent.txt"
+}
+# verdict_if NAME CMD...: PASS NAME if CMD succeeds, else FAIL
+verdict_if() {
+	local name=$1
+	shift
+	if "$@"; then record PASS "$name"; else record FAIL "$name"; fi
 }
 
 # symvers KERNEL: every symbol the in-tree rdma_cm exports (Debian's
@@ -245,6 +336,45 @@ install_case() {
 }
 
 has_layer() { case " $layers " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# left_out: a line for each way this run differs from a default one
+# ("left out: ..." what it did not test or tested less, "changed: ..."
+# what it ran otherwise), or "left out: nothing"
+left_out() {
+	local l miss= n=0 inst="6.1:deb 6.12:dkms 6.12:make"
+	for l in $all_layers; do has_layer "$l" || miss="$miss $l"; done
+	[ -z "$miss" ] || { echo "left out: layers$miss (XCMA_LAYERS='$layers')"; n=1; }
+	if has_layer install && [ "${XCMA_INSTALL:-$inst}" != "$inst" ]; then
+		echo "left out: install as '$inst' (XCMA_INSTALL='$XCMA_INSTALL')"; n=1
+	fi
+	if has_layer kunit && [ "${XCMA_STRESS_ROUNDS:-200}" -lt 200 ] 2>/dev/null; then
+		echo "left out: removal stress rounds, $XCMA_STRESS_ROUNDS of 200 (XCMA_STRESS_ROUNDS)"; n=1
+	fi
+	if has_layer kunit && [ "${XCMA_TORTURE_OPS:-250000}" -lt 250000 ] 2>/dev/null; then
+		echo "left out: torture operations, $XCMA_TORTURE_OPS of 250000 (XCMA_TORTURE_OPS)"; n=1
+	fi
+	if has_layer kunit && [ -n "${XCMA_TORTURE_SEED:-}" ] && [ "$XCMA_TORTURE_SEED" != 0 ]; then
+		echo "changed: the torture replayed seed $XCMA_TORTURE_SEED, no new one drawn (XCMA_TORTURE_SEED)"; n=1
+	fi
+	if has_layer kunit && [ "$lanes" != 2 ]; then
+		echo "changed: $lanes lane(s), not 2: the KUnit boots not beside the other layers (XCMA_LANES)"; n=1
+	fi
+	[ $n = 1 ] || echo "left out: nothing (every layer, default sizes)"
+}
+# in_tree_control: of the result lines on stdin, those of the cases that run
+# the in-tree rdma_cm as the control of an xcma case: user/<k>-intree-* (the
+# tools, unplug, misuse, siw and neighbour runs with --no-xcma), the
+# configfs checks of stock/<k>-intree/ (the in-tree CM's own configfs next
+# to side-by-side xcma), and the observation
+# user/6.12-observe-intree-cm-before-uverbs-hangs. Not controls, though
+# their names say intree: *-errnos-are-intree (xcma's errnos held to the
+# in-tree CM's) and install/*/removed/*-intree (xcma's removal gives the
+# in-tree CM back); nor interop (xcma and the in-tree CM talking to each
+# other tests xcma). The rest is counted as xcma's (its harness's self-tests
+# included).
+in_tree_control() {
+	grep -E '^[A-Z]+ (user|stock)/[^ ]*intree' | grep -v 'errnos-are-intree'
+}
 
 # our librdmacm programs, built on the host, copied into the user VMs
 user_programs() {
@@ -384,6 +514,8 @@ one_layer() {
 		# that has one planted must fail for that reason. Stock 6.12
 		# boots fastest; lockdep, KASAN, kmemleak, UBSAN and KUnit need
 		# the debug kernel.
+		# KTAP parsing and kunit_results on synthetic consoles (no VM)
+		ktap_fixtures
 		plant warn 6.12 'WARNING: .*harness_plant' 'insmod harness_plant.ko warn=1'
 		plant warn-storm 6.12 '[0-9]{4,} report lines in all' 'insmod harness_plant.ko warn=1000'
 		plant bug-oops 6.12 'BUG: kernel NULL pointer dereference' 'insmod harness_plant.ko oops=1'
@@ -559,9 +691,13 @@ fail=$(grep -c '^FAIL' build/results/all)
 skip=$(grep -c '^SKIP' build/results/all)
 echo "== total $(( $(date +%s) - t0 )) s; results in $res/"
 grep '^FAIL' build/results/all | sed 's/^/  /'
-if [ "$skip" -gt 0 ]; then
-	echo "$pass passed, $fail failed, $skip skipped"
-else
-	echo "$pass passed, $fail failed"
-fi
+# What the figure measures. Left out: whatever makes this run smaller than
+# a default one. In-tree controls: the passed cases that run the in-tree
+# rdma_cm rather than xcma, to show a check is a fair one (in_tree_control).
+left_out
+[ "$skip" = 0 ] || echo "$skip skipped (allowed: tests/kunit/allowed-skips.txt)"
+ctl=$(grep '^PASS' build/results/all | in_tree_control | grep -c .)
+echo "$pass passed (xcma $((pass - ctl)), in-tree controls $ctl)"
+# the last line, which CI parses
+echo "$pass passed, $fail failed"
 [ "$fail" = 0 ] && [ "$pass" -gt 0 ]
