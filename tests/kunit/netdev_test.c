@@ -82,41 +82,80 @@ static int set_mac(struct net_device *ndev, const u8 *mac)
 	return ret;
 }
 
-/* 10.99.0.1 binds: rxe0 has its IPv4 GID */
-static bool ip_gid_present(void)
+/* @ip binds: rxe0 has the GID of that address of eth0 */
+static bool ip_gid_present(const char *ip, bool v6)
 {
 	struct sockaddr_storage a;
 
-	cm_addr4(&a, "10.99.0.1", 0);
+	if (v6)
+		cm_addr6(&a, ip, 0);
+	else
+		cm_addr4(&a, ip, 0);
 	return !cm_bind_probe(&a, RDMA_PS_TCP, IB_QPT_RC);
 }
 
+/* the link-local GID @mac makes: ib_core's default GID (addrconf's EUI-64) */
+static void ll_gid(union ib_gid *gid, const u8 *mac)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xfe;
+	gid->raw[1] = 0x80;
+	memcpy(&gid->raw[8], mac, 3);
+	gid->raw[8] ^= 2;
+	gid->raw[11] = 0xff;
+	gid->raw[12] = 0xfe;
+	memcpy(&gid->raw[13], mac + 3, 3);
+}
+
+static bool gid_present(struct ib_device *ibdev, struct net_device *ndev,
+			const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+
+	/* rxe is RoCE v2: its GIDs are of the UDP-encapsulated type */
+	attr = rdma_find_gid_by_port(ibdev, gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
+				     1, ndev);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
 /*
- * A new MAC makes ib_core delete every GID of eth0 and add them again, in
- * a work item of its own that may run after set_mac() has returned: wait
- * until the link-local GID of the new MAC is in rxe0's table (added after
- * the deletion) and the IPv4 one with it, up to 10 s.
+ * A new MAC makes ib_core's GID work item delete every GID of eth0, then
+ * add the default GID of the new MAC, then the GIDs of eth0's IPv4 and
+ * IPv6 addresses, in that order; it may run after set_mac() has returned.
+ * Wait until it has run, up to 10 s: the default GID of the MAC eth0 has
+ * now is there and that of the MAC it left (@gone) is not, and the
+ * addresses' GIDs, added last, are back.
+ *
+ * The MAC eth0 had at boot made its IPv6 link-local address, which stays
+ * (addrconf ignores a MAC change): that GID is re-added as an address GID
+ * after every change, so it tells nothing about the work item and is not
+ * waited for as gone. Waiting for it as present, once the only marker of
+ * the restore, let the next case resolve in the middle of the delete and
+ * re-add and get -ENODEV (a cold make check, issue 22).
  */
-static int wait_gids_follow_mac(struct net_device *ndev)
+static int wait_gids_follow_mac(struct net_device *ndev, const u8 *gone)
 {
 	struct ib_device *ibdev = ib_device_get_by_name("rxe0", RDMA_DRIVER_UNKNOWN);
-	const struct ib_gid_attr *attr;
-	union ib_gid gid = { .raw = { 0xfe, 0x80 } };
+	union ib_gid now, old;
+	bool old_is_addr;
 	int i, ret = -ETIMEDOUT;
 
 	if (!ibdev)
 		return -ENODEV;
-	addrconf_ifid_eui48(&gid.raw[8], ndev);
+	ll_gid(&now, ndev->dev_addr);
+	ll_gid(&old, gone);
+	old_is_addr = ipv6_chk_addr(dev_net(ndev), (struct in6_addr *)old.raw,
+				    ndev, 1);
 	for (i = 0; i < 200 && ret; i++) {
-		/* rxe is RoCE v2: its GIDs are of the UDP-encapsulated type */
-		attr = rdma_find_gid_by_port(ibdev, &gid,
-					     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, ndev);
-		if (!IS_ERR(attr)) {
-			rdma_put_gid_attr(attr);
-			if (ip_gid_present())
-				ret = 0;
-		}
-		if (ret)
+		if (gid_present(ibdev, ndev, &now) &&
+		    (old_is_addr || !gid_present(ibdev, ndev, &old)) &&
+		    ip_gid_present("10.99.0.1", false) &&
+		    ip_gid_present("fd00:99::1", true))
+			ret = 0;
+		else
 			msleep(50);
 	}
 	ib_device_put(ibdev);
@@ -126,10 +165,12 @@ static int wait_gids_follow_mac(struct net_device *ndev)
 static void restore_mac(void *arg)
 {
 	struct mac_restore *r = arg;
+	u8 gone[ETH_ALEN];
 
+	ether_addr_copy(gone, r->ndev->dev_addr);
 	if (set_mac(r->ndev, r->mac))
 		pr_err("xcma_netdev: eth0's MAC not restored\n");
-	else if (wait_gids_follow_mac(r->ndev))
+	else if (wait_gids_follow_mac(r->ndev, gone))
 		pr_err("xcma_netdev: rxe0's GIDs did not follow eth0's MAC back\n");
 	dev_put(r->ndev);
 	kfree(r);
@@ -156,7 +197,7 @@ static struct net_device *eth0_new_mac(struct kunit *test, u8 *old)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mac, r),
 			0);
 	KUNIT_ASSERT_EQ(test, set_mac(ndev, mac), 0);
-	KUNIT_ASSERT_EQ(test, wait_gids_follow_mac(ndev), 0);
+	KUNIT_ASSERT_EQ(test, wait_gids_follow_mac(ndev, r->mac), 0);
 	return ndev;
 }
 
@@ -411,6 +452,7 @@ static struct kunit_case netdev_cases[] = {
 
 static struct kunit_suite netdev_suite = {
 	.name = "xcma_netdev",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = netdev_cases,
 };
 
