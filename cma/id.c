@@ -77,6 +77,14 @@ bool xcma_id_in_callback(void)
 	return found;
 }
 
+#ifdef XCMA_PLANT_RACE
+/* the KCSAN lane's self-test (Kbuild XCMA_PLANT_RACE): no lock, no marking */
+static unsigned long plant_calls;
+#define plant_race() (plant_calls++)
+#else
+#define plant_race() do { } while (0)
+#endif
+
 /**
  * xcma_id_call_user - run the user's callback for an event
  * @xid: the id, entered (its handler mutex held)
@@ -93,6 +101,7 @@ int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev)
 	struct hlist_bl_head *head = cb_head(current);
 
 	lockdep_assert_held(&xid->life.handler_mutex);
+	plant_race();
 	trace_cm_event_handler(xid, ev);
 	hlist_bl_lock(head);
 	hlist_bl_add_head(&mark.node, head);
@@ -181,6 +190,79 @@ void xcma_id_cache_exit(void)
 	kmem_cache_destroy(id_cache);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Test kernels only: the ids consumers created, so that a KUnit case that
+ * fails half-way does not leave its ids to the next one (xcma_id_sweep()).
+ */
+static LIST_HEAD(kunit_ids);
+static DEFINE_SPINLOCK(kunit_ids_lock);
+
+static void kunit_track(struct xcma_id *xid, bool consumer)
+{
+	INIT_LIST_HEAD(&xid->kunit_node);
+	if (!consumer)
+		return;
+	spin_lock(&kunit_ids_lock);
+	list_add_tail(&xid->kunit_node, &kunit_ids);
+	spin_unlock(&kunit_ids_lock);
+}
+
+static void kunit_untrack(struct xcma_id *xid)
+{
+	spin_lock(&kunit_ids_lock);
+	list_del_init(&xid->kunit_node);
+	spin_unlock(&kunit_ids_lock);
+}
+
+/**
+ * xcma_id_sweep - destroy the consumer-created ids newer than @after
+ * @after: an xcma_id_last_num() taken when a KUnit case began
+ *
+ * For a KUnit exit action: what a case left behind (it failed before its
+ * own destroys) is destroyed here, so one failure stays one failure. The
+ * case's threads have ended; an id destroyed meanwhile by someone else
+ * would be a double destroy, which no case does.
+ *
+ * Return: how many ids were destroyed.
+ */
+int xcma_id_sweep(unsigned int after)
+{
+	struct xcma_id *xid;
+	int n = 0;
+
+	for (;;) {
+		spin_lock(&kunit_ids_lock);
+		list_for_each_entry_reverse(xid, &kunit_ids, kunit_node)
+			if ((int)(xid->num - after) > 0)
+				break;
+		if (list_entry_is_head(xid, &kunit_ids, kunit_node)) {
+			spin_unlock(&kunit_ids_lock);
+			return n;
+		}
+		list_del_init(&xid->kunit_node);
+		spin_unlock(&kunit_ids_lock);
+		rdma_destroy_id(&xid->id);
+		n++;
+	}
+}
+EXPORT_SYMBOL_NS_GPL(xcma_id_sweep, XCMA_INTERNAL);
+#else
+static void kunit_track(struct xcma_id *xid, bool consumer) { }
+static void kunit_untrack(struct xcma_id *xid) { }
+#endif
+
+/**
+ * xcma_id_last_num - the number the newest id got (see xcma_id_sweep())
+ *
+ * Return: it, 0 before the first id.
+ */
+unsigned int xcma_id_last_num(void)
+{
+	return atomic_read(&id_nums);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_id_last_num, XCMA_INTERNAL);
+
 static void id_free(struct xcma_life_id *life)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
@@ -189,6 +271,7 @@ static void id_free(struct xcma_life_id *life)
 	WARN_ON_ONCE(xcma_neigh_watched(xid));
 	/* an id never attached still holds its process (no-op otherwise) */
 	rdma_restrack_del(&xid->res);
+	kunit_untrack(xid);
 	xcma_port_unbind(&xid->bind);
 	kfree(xid->id.route.path_rec);
 	kfree(xid->id.route.path_rec_inbound);
@@ -264,6 +347,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	else
 		rdma_restrack_set_name(&xid->res, caller);
 	xcma_life_id_init(&xid->life, &xcma_life);
+	kunit_track(xid, !parent);
 	return xid;
 }
 

@@ -143,6 +143,10 @@ struct xcma_id {
 	struct mutex qp_mutex; /* see above */
 	struct xcma_neigh_entry neigh;
 	struct xcma_sa_route *sa;
+#if IS_ENABLED(CONFIG_KUNIT)
+	/* on kunit_ids if a consumer created it (protected by kunit_ids_lock) */
+	struct list_head kunit_node;
+#endif
 };
 
 /* every offset ib_core depends on, on the target being built for */
@@ -213,6 +217,8 @@ void xcma_id_detach(struct xcma_id *xid);
 void xcma_id_track(struct xcma_id *xid);
 void xcma_id_free_unused(struct xcma_id *xid);
 unsigned int xcma_id_live(void);
+unsigned int xcma_id_last_num(void);
+int xcma_id_sweep(unsigned int after);
 int xcma_id_cache_init(void);
 void xcma_id_cache_exit(void);
 int xcma_id_module_refs(void);

@@ -11,6 +11,7 @@
 
 #include "../../cma/addr.h"
 #include "sockaddr_util.h"
+#include "xcma_kunit.h"
 
 /* validate: family, and length where the API passes one (rdma_ucm) */
 
@@ -345,6 +346,7 @@ static struct kunit_case addr_cases[] = {
 
 static struct kunit_suite addr_suite = {
 	.name = "xcma_addr",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = addr_cases,
 };
 

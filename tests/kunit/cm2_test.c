@@ -1071,6 +1071,7 @@ static struct kunit_case cm2_cases[] = {
 
 static struct kunit_suite cm2_suite = {
 	.name = "xcma_cm2",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = cm2_suite_init,
 	.test_cases = cm2_cases,
 };

@@ -930,6 +930,7 @@ static struct kunit_case cm_cases[] = {
 
 static struct kunit_suite cm_suite = {
 	.name = "xcma_cm",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = cm_cases,
 };
 

@@ -22,6 +22,43 @@
 
 #define MSG "hello over xcma"
 
+struct sweep {
+	struct kunit *test;
+	unsigned int first;
+};
+
+/* what the case left: destroyed, and the case fails */
+static void sweep(void *arg)
+{
+	struct sweep *sw = arg;
+	int n = xcma_id_sweep(sw->first);
+
+	if (n)
+		KUNIT_FAIL(sw->test, "the case left %d ids; destroyed them", n);
+}
+
+/**
+ * xcma_kunit_sweep_init - every suite's per-case init
+ * @test: the case
+ *
+ * A case that fails before its own destroys leaves no id to the next
+ * case: an exit action destroys every id a consumer created during the
+ * case and still alive (xcma_id_sweep()), and says so. Registered first,
+ * it runs after the case's own exit actions.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int xcma_kunit_sweep_init(struct kunit *test)
+{
+	struct sweep *sw = kunit_kzalloc(test, sizeof(*sw), GFP_KERNEL);
+
+	if (!sw)
+		return -ENOMEM;
+	sw->test = test;
+	sw->first = xcma_id_last_num();
+	return kunit_add_action_or_reset(test, sweep, sw);
+}
+
 static void side_init(struct side *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -13,6 +13,7 @@
 #include "../../cma/defaults.h"
 #include "../../cma/xcma.h"
 #include "cm_util.h"
+#include "xcma_kunit.h"
 
 #define PORT 18721
 
@@ -219,6 +220,7 @@ static struct kunit_case defaults_cases[] = {
 
 static struct kunit_suite defaults_suite = {
 	.name = "xcma_defaults",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = defaults_cases,
 };
 

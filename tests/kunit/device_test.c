@@ -139,6 +139,7 @@ static struct kunit_case device_cases[] = {
 
 static struct kunit_suite device_suite = {
 	.name = "xcma_device",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = device_cases,
 };
 

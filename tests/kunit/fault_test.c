@@ -1768,6 +1768,7 @@ static struct kunit_case fault_cases[] = {
 
 static struct kunit_suite fault_suite = {
 	.name = "xcma_fault",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = fault_suite_init,
 	.suite_exit = fault_suite_exit,
 	.test_cases = fault_cases,

@@ -1872,6 +1872,7 @@ static struct kunit_case ib_cases[] = {
 
 static struct kunit_suite ib_suite = {
 	.name = "xcma_ib",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = ib_suite_init,
 	.test_cases = ib_cases,
 };
@@ -2078,6 +2079,7 @@ static struct kunit_case ibsiw_test_cases[] = {
 
 static struct kunit_suite ibsiw_suite = {
 	.name = "xcma_ib_siw",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = ibsiw_init,
 	.suite_exit = ibsiw_exit,
 	.test_cases = ibsiw_test_cases,

@@ -1102,6 +1102,7 @@ static struct kunit_case ibmc_cases[] = {
 
 static struct kunit_suite ibmc_suite = {
 	.name = "xcma_ibmc",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = ibmc_suite_init,
 	.test_cases = ibmc_cases,
 };

@@ -1332,6 +1332,7 @@ static struct kunit_case iw_cases[] = {
 
 static struct kunit_suite iw_suite = {
 	.name = "xcma_iw",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = iw_suite_init,
 	.suite_exit = iw_suite_exit,
 	.test_cases = iw_cases,

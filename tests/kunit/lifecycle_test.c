@@ -16,6 +16,7 @@
 #include <linux/wait.h>
 
 #include "../../cma/lifecycle.h"
+#include "xcma_kunit.h"
 
 #define ROUNDS 200
 #define NIDS 3
@@ -391,6 +392,7 @@ static struct kunit_case lifecycle_cases[] = {
 
 static struct kunit_suite lifecycle_suite = {
 	.name = "xcma_lifecycle",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = lifecycle_cases,
 };
 

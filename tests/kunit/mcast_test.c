@@ -792,6 +792,7 @@ static struct kunit_case mcast_cases[] = {
 
 static struct kunit_suite mcast_suite = {
 	.name = "xcma_mcast",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = mcast_cases,
 };
 

@@ -261,6 +261,7 @@ static struct kunit_case module_ref_cases[] = {
 
 static struct kunit_suite module_ref_suite = {
 	.name = "xcma_module_ref",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = module_ref_cases,
 };
 

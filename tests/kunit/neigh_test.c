@@ -489,6 +489,7 @@ static struct kunit_case neigh_cases[] = {
 
 static struct kunit_suite neigh_suite = {
 	.name = "xcma_neigh",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = neigh_cases,
 };
 

@@ -22,6 +22,7 @@
 #include "../../cma/listen.h"
 #include "../../cma/wire.h"
 #include "xcma/fsm.h"
+#include "xcma_kunit.h"
 
 static int netns_pid;
 module_param(netns_pid, int, 0444);
@@ -144,6 +145,7 @@ static struct kunit_case netns_cases[] = {
 
 static struct kunit_suite netns_suite = {
 	.name = "xcma_netns",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = netns_cases,
 };
 

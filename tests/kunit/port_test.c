@@ -20,6 +20,7 @@
 #include "../../cma/addr.h"
 #include "../../cma/port.h"
 #include "sockaddr_util.h"
+#include "xcma_kunit.h"
 
 #define PORT 7000
 
@@ -724,6 +725,7 @@ static struct kunit_case port_cases[] = {
 
 static struct kunit_suite port_suite = {
 	.name = "xcma_port",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = port_cases,
 };
 

@@ -697,6 +697,10 @@ static int rg_base_refs;
 
 static int rg_init(struct kunit *test)
 {
+	int ret = xcma_kunit_sweep_init(test);
+
+	if (ret)
+		return ret;
 	memset(&rg, 0, sizeof(rg));
 	spin_lock_init(&rg.lock);
 	INIT_WORK(&rg.aq_work, rg_aq_complete);

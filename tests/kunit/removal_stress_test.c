@@ -1037,14 +1037,18 @@ static void st_start_workers(struct kunit *test)
 		struct st_worker *w = &st.workers[i];
 
 		prandom_seed_state(&w->rnd, st.seed + 7919ULL * st.batches + i);
-		t = kthread_run(st_worker_fn, w, "xcma_stress/%d", i);
+		t = kthread_create(st_worker_fn, w, "xcma_stress/%d", i);
 		if (IS_ERR(t)) {
-			KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+			KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(t));
 			w->task = NULL;
 			continue;
 		}
+		/* spread over every CPU: worker i runs on CPU i mod n */
+		kthread_bind(t, cpumask_nth(i % num_online_cpus(),
+					    cpu_online_mask));
 		get_task_struct(t);
 		w->task = t;
+		wake_up_process(t);
 	}
 }
 
@@ -1247,6 +1251,7 @@ static struct kunit_case removal_stress_cases[] = {
 
 static struct kunit_suite removal_stress_suite = {
 	.name = "xcma_removal_stress",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = removal_stress_init,
 	.test_cases = removal_stress_cases,
 	.attr = { .speed = KUNIT_SPEED_VERY_SLOW },

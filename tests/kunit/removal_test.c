@@ -2090,6 +2090,7 @@ static struct kunit_case removal_cases[] = {
 
 static struct kunit_suite removal_suite = {
 	.name = "xcma_removal",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = removal_cases,
 };
 
@@ -2126,6 +2127,7 @@ static struct kunit_case removal_ib_cases[] = {
 
 static struct kunit_suite removal_ib_suite = {
 	.name = "xcma_removal_ib",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = removal_ib_cases,
 };
 
@@ -2349,6 +2351,7 @@ static struct kunit_case removal_siw_cases[] = {
 
 static struct kunit_suite removal_siw_suite = {
 	.name = "xcma_removal_siw",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = rm_siw_init,
 	.suite_exit = rm_siw_exit,
 	.test_cases = removal_siw_cases,

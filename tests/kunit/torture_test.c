@@ -236,6 +236,8 @@ struct t_thread {
 	unsigned int left;
 	unsigned long drawn[T_NOPS];
 	u32 hash;
+	/* the CPUs it ran operations on (its own, only it writes) */
+	unsigned long cpus;
 };
 
 static struct {
@@ -1409,6 +1411,7 @@ static int t_thread_fn(void *data)
 		th->hash = jhash_3words(op, i, a, th->hash);
 
 		mutex_lock(&t.slots[i].lock);
+		__set_bit(raw_smp_processor_id() % BITS_PER_LONG, &th->cpus);
 		t_apply(&t.slots[i], op, a);
 		mutex_unlock(&t.slots[i].lock);
 
@@ -1435,15 +1438,19 @@ static void t_start_threads(struct kunit *test)
 	for (i = 0; i < t.nthreads; i++) {
 		struct t_thread *th = &t.threads[i];
 
-		task = kthread_run(t_thread_fn, th, "xcma_torture/%d", i);
+		task = kthread_create(t_thread_fn, th, "xcma_torture/%d", i);
 		if (IS_ERR(task)) {
-			KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
+			KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(task));
 			th->task = NULL;
 			t.aborted = true;
 			continue;
 		}
+		/* spread over every CPU: thread i runs on CPU i mod n */
+		kthread_bind(task, cpumask_nth(i % num_online_cpus(),
+					       cpu_online_mask));
 		get_task_struct(task);
 		th->task = task;
+		wake_up_process(task);
 	}
 }
 
@@ -1666,7 +1673,7 @@ static void t_print_errnos(struct kunit *test)
 
 static void torture_summary(struct kunit *test)
 {
-	unsigned long drawn[T_NOPS] = {}, total = 0;
+	unsigned long drawn[T_NOPS] = {}, total = 0, cpus = 0;
 	char line[400];
 	int i, k, len;
 	long ev_total = 0;
@@ -1690,9 +1697,15 @@ static void torture_summary(struct kunit *test)
 					 th->drawn[k]);
 		}
 		total += n;
-		kunit_info(test, "thread %d: %lu ops, sequence hash %08x, by kind:%s",
-			   i, n, th->hash, line);
+		kunit_info(test, "thread %d: %lu ops, sequence hash %08x, CPUs %*pbl, by kind:%s",
+			   i, n, th->hash, BITS_PER_LONG, &th->cpus, line);
+		cpus |= th->cpus;
 	}
+	/* a torture on one CPU interleaves by preemption only */
+	kunit_info(test, "CPUs online %u, threads ran on %*pbl",
+		   num_online_cpus(), BITS_PER_LONG, &cpus);
+	KUNIT_EXPECT_EQ(test, hweight_long(cpus),
+			min(num_online_cpus(), t.nthreads));
 	len = 0;
 	for (k = 0; k < T_NOPS; k++)
 		len += scnprintf(line + len, sizeof(line) - len, " %s=%lu",
@@ -1785,6 +1798,7 @@ static struct kunit_case torture_cases[] = {
 
 static struct kunit_suite torture_suite = {
 	.name = "xcma_torture",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = torture_init,
 	.suite_exit = torture_exit,
 	.test_cases = torture_cases,

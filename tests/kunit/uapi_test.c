@@ -234,6 +234,7 @@ static struct kunit_case uapi_cases[] = {
 
 static struct kunit_suite uapi_suite = {
 	.name = "xcma_uapi",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = uapi_cases,
 };
 

@@ -901,6 +901,7 @@ static struct kunit_case ud_cases[] = {
 
 static struct kunit_suite ud_suite = {
 	.name = "xcma_ud",
+	.init = xcma_kunit_sweep_init,
 	.suite_init = ud_suite_init,
 	.test_cases = ud_cases,
 };

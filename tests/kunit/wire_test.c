@@ -14,6 +14,7 @@
 #include "../../cma/addr.h"
 #include "../../cma/wire.h"
 #include "sockaddr_util.h"
+#include "xcma_kunit.h"
 
 /*
  * Header bytes, one line per field group:
@@ -547,6 +548,7 @@ static struct kunit_case wire_cases[] = {
 
 static struct kunit_suite wire_suite = {
 	.name = "xcma_wire",
+	.init = xcma_kunit_sweep_init,
 	.test_cases = wire_cases,
 };
 

@@ -5,5 +5,6 @@
 #include <kunit/test.h>
 
 int xcma_kunit_run(struct kunit *test, const char *cmdline);
+int xcma_kunit_sweep_init(struct kunit *test);
 
 #endif
