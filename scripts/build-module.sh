@@ -6,7 +6,7 @@
 # kernels of scripts/kernels.sh, in build/mod/<kernel>[-sbs] so that builds
 # for different kernels never share objects. Prints the path of xcma.ko.
 #
-#   scripts/build-module.sh 6.1|6.12|kunit [dropin|sbs] [examples|stock-examples|bench|harness]
+#   scripts/build-module.sh 6.1|6.12|kunit|kcsan [dropin|sbs] [examples|stock-examples|bench|harness|plant-race]
 # With "examples", the example consumers of examples/ are built beside
 # xcma.ko (modpost resolves their rdma_* symbols against it) and their
 # paths are printed after xcma.ko's. With "stock-examples" they are built
@@ -17,6 +17,9 @@
 # tests/harness/harness_plant.ko (the harness self-tests' planted reports)
 # is built beside xcma.ko, in build/mod/<kernel>-harness, and its path
 # printed after it.
+# With "plant-race" (the KCSAN lane's self-test), xcma.ko is built with
+# an unsynchronised flag planted (XCMA_PLANT_RACE), in build/mod/<kernel>-
+# plant-race.
 # Warnings are errors here: any line from the compiler, objtool or modpost
 # that is not Kbuild's own progress output fails the build.
 set -euo pipefail
@@ -29,6 +32,7 @@ out=$top/build/mod/$KTAG${mode/dropin/}
 # the harness's planted-report module gets a tree of its own: make check
 # builds it while another lane's VMs read build/mod/<kernel>
 [ "$examples" = harness ] && out=$out-harness
+[ "$examples" = plant-race ] && out=$out-plant-race
 mkdir -p "$out"
 # one build of a tree at a time (make check runs two lanes; vm.sh builds
 # before each boot, a no-op when the tree is up to date)
@@ -43,7 +47,8 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	--include='/bench/***' --exclude='*' "$top/" "$out/"
 
 args=(W=1)
-[ "$kernel" = kunit ] && args+=(XCMA_KUNIT=1 CC="ccache gcc")
+case $kernel in kunit | kcsan) args+=(XCMA_KUNIT=1 CC="ccache gcc") ;; esac
+[ "$examples" = plant-race ] && args+=(XCMA_PLANT_RACE=1)
 [ "$mode" = sbs ] && args+=(XCMA_SIDE_BY_SIDE=1)
 [ "$examples" = examples ] && args+=(XCMA_EXAMPLES=1)
 if [ "$examples" = bench ]; then
@@ -51,7 +56,7 @@ if [ "$examples" = bench ]; then
 	args+=(XCMA_BENCH=1)
 fi
 [ "$examples" = harness ] && args+=(XCMA_HARNESS=1)
-[ "$kernel" = kunit ] && [ "$mode" = sbs ] && args+=(XCMA_INTEROP=1)
+case $kernel in kunit | kcsan) if [ "$mode" = sbs ]; then args+=(XCMA_INTEROP=1); fi ;; esac
 # pahole cannot read C++ DWARF: keep the C++ units out of module BTF
 args+=(MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" -j"$(nproc)")
 export CCACHE_DIR=${XCMA_CACHE:-/var/cache/xcma}/ccache

@@ -9,6 +9,10 @@
 #   XCMA_STRESS_ROUNDS=N           rounds of the removal stress (default 200)
 #   XCMA_TORTURE_OPS=N             operations of the torture (default 250000)
 #   XCMA_TORTURE_SEED=N            replay the torture with this seed
+#   XCMA_KCSAN_STRESS_ROUNDS=N     rounds of the KCSAN lane's stress (60)
+#   XCMA_KCSAN_TORTURE_OPS=N       operations of its torture (60000)
+#   XCMA_STRESS_SEED=N             replay the removal stress with this seed
+#   XCMA_VM_CPUS=N                 vCPUs of the debug kernels' VMs (2)
 #   XCMA_INSTALL='6.1:deb ...'     the install layer's kernel:way pairs
 set -uo pipefail
 
@@ -16,7 +20,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
-all_layers="deps userspace model mutants build kunit style harness interop stock user install"
+all_layers="deps userspace model mutants build kunit kcsan style harness interop stock user install"
 layers=${XCMA_LAYERS:-$all_layers}
 # Every VM is one TCG thread (a one-CPU guest, or thread=single), so one
 # VM keeps one of the machine's two cores busy. The KUnit layer's boots
@@ -403,6 +407,33 @@ user_debug_kernel() {
 	run user/kunit-xcma-rping-siw user_vm kunit xcma-siw siw --siw -t 1200
 }
 
+# kcsan_suites: the suites of the KCSAN lane's first boot, one insmod
+# each (kunit's filter_glob is set at run time): the removal table on each
+# transport and the connection suites
+kcsan_suites="xcma_removal xcma_removal_siw xcma_removal_ib xcma_cm xcma_cm2 xcma_ud xcma_iw xcma_ib"
+# plant_race: xcma built with an unsynchronised counter bumped by every
+# user callback (build-module.sh plant-race), under the removal stress on
+# the KCSAN kernel: the run must fail, on a data race in that function
+plant_race() {
+	local d=build/mod/kcsan-plant-race vlog=build/logs/plant-kcsan-race.log
+	if scripts/vm.sh -q -k kcsan --no-xcma -o build/vm/plant-kcsan-race.log -t 1800 \
+		-f $d/xcma.ko -f $d/tests/kunit/xcma_kunit.ko -- \
+		"insmod xcma.ko && $(kunit_each xcma_removal_stress 'stress_rounds=40')" 2>$vlog; then
+		record FAIL "kcsan/plant-race-caught (the run passed)"
+	elif grep -qE 'BUG: KCSAN: data-race in .*xcma_id_call_user' $vlog; then
+		record PASS kcsan/plant-race-caught
+	else
+		record FAIL "kcsan/plant-race-caught (failed, not for the race)"
+	fi
+	sed 's/^/    | /' $vlog | tail -4
+}
+# kunit_each 'suite ...' [insmod args]: a VM command that inserts
+# xcma_kunit.ko once per suite, filtered to it
+kunit_each() {
+	echo "for s in $1; do echo \$s >/sys/module/kunit/parameters/filter_glob &&
+		insmod xcma_kunit.ko ${2:-} && rmmod xcma_kunit || exit 1; done"
+}
+
 # one_layer: the cases of layer $layer
 one_layer() {
 	ls0=$(date +%s)
@@ -467,6 +498,36 @@ one_layer() {
 		run style/sparse scripts/lint.sh sparse
 		run style/no-c-state-writes scripts/lint.sh state-writes
 		;;
+	kcsan-build)
+		# the data-race kernel (built once, cached like the KUnit one),
+		# xcma and its suites instrumented by KCSAN, the in-tree
+		# control's side-by-side build, and xcma with a planted race
+		run build/kcsan-dropin scripts/build-module.sh kcsan
+		run build/kcsan-side-by-side scripts/build-module.sh kcsan sbs
+		run build/kcsan-plant-race scripts/build-module.sh kcsan dropin plant-race
+		;;
+	kcsan)
+		# KCSAN on the debug kernel's vCPUs: any data race reported in
+		# the console fails the boot (vm.sh), in xcma's code or in the
+		# kernel's under xcma's tests
+		ko=build/mod/kcsan/tests/kunit/xcma_kunit.ko
+		kunit_vm kcsan-suites $ko "$(kunit_each "$kcsan_suites")" -k kcsan \
+			-a 'kunit.filter=speed>very_slow' -t 2400
+		kunit_vm kcsan-stress $ko "$(kunit_each 'xcma_removal_stress xcma_torture' \
+			"stress_rounds=${XCMA_KCSAN_STRESS_ROUNDS:-60} stress_seed=${XCMA_STRESS_SEED:-0} torture_ops=${XCMA_KCSAN_TORTURE_OPS:-60000} torture_seed=${XCMA_TORTURE_SEED:-0}")" \
+			-k kcsan -t 2400
+		# the seeds, to replay a failure (XCMA_STRESS_SEED, XCMA_TORTURE_SEED)
+		grep -a '_summary: .*seed' build/vm/kunit-kcsan-stress.log |
+			sed 's/^.*_summary: /  kcsan: /'
+		# the control: the in-tree rdma_cm next to xcma, connecting to
+		# each other, on the same kernel: a report inside ib_core,
+		# ib_cm, iw_cm or rxe shows here too
+		kunit_vm kcsan-interop build/mod/kcsan-sbs/tests/kunit/interop/xcma_interop.ko \
+			'insmod xcma_interop.ko' --sbs --preload rdma_cm -k kcsan
+		# the lane's self-test: xcma with an unsynchronised counter
+		# that every user callback bumps, under the stress
+		plant_race
+		;;
 	kunit-build)
 		# the example consumer builds against the debug kernel too
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
@@ -484,7 +545,7 @@ one_layer() {
 			-f tests/kunit/res_show.sh
 		# rxe0 deleted and re-added under load, round after round
 		kunit_vm removal-stress $ko \
-			"insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200}" \
+			"insmod xcma_kunit.ko stress_rounds=${XCMA_STRESS_ROUNDS:-200} stress_seed=${XCMA_STRESS_SEED:-0}" \
 			-t 2400 -a 'kunit.filter_glob=xcma_removal_stress'
 		grep -a 'removal_summary: ' build/vm/kunit-removal-stress.log |
 			sed 's/^.*removal_summary: /  stress: /'
@@ -653,24 +714,40 @@ one_layer() {
 	echo "   ($(( $(date +%s) - ls0 )) s)"
 }
 
-lane2=
+# the debug kernels' layers (kunit, kcsan) run in the second lane, one
+# after the other; their builds run first, in this one
+lane2= lane2_layers=
 for layer in $layers; do
-	if [ "$layer" = kunit ] && [ "$lanes" -gt 1 ]; then
-		layer=kunit-build one_layer
-		echo "== kunit: its boots run beside the layers that follow"
-		one_layer >build/logs/lane-kunit.out 2>&1 &
+	case $layer in
+	kunit | kcsan)
+		layer=$layer-build one_layer
+		if [ "$lanes" -gt 1 ]; then
+			lane2_layers+=" $layer"
+			continue
+		fi
+		;;
+	esac
+	if [ -n "$lane2_layers" ] && [ -z "$lane2" ]; then
+		echo "== $lane2_layers: their boots run beside the layers that follow"
+		(for layer in $lane2_layers; do one_layer; done) >build/logs/lane-kunit.out 2>&1 &
 		lane2=$!
-		continue
 	fi
-	[ "$layer" = kunit ] && { layer=kunit-build one_layer; }
 	one_layer
 done
+if [ -n "$lane2_layers" ] && [ -z "$lane2" ]; then
+	(for layer in $lane2_layers; do one_layer; done) >build/logs/lane-kunit.out 2>&1 &
+	lane2=$!
+fi
 if [ -n "$lane2" ]; then
 	wait "$lane2"
 	cat build/logs/lane-kunit.out
 	# a lane that died before its last case leaves no timing line
 	tail -1 build/logs/lane-kunit.out | grep -q '^   ([0-9]* s)$' ||
 		{ layer=kunit; record FAIL "check/kunit-lane-ended-early"; }
+	for l in $lane2_layers; do
+		grep -q "^== $l\$" build/logs/lane-kunit.out ||
+			{ layer=kunit; record FAIL "check/lane-2-ran-no-$l"; }
+	done
 fi
 # once both lanes ended: the debug kernel's bad-input errnos (xcma) are
 # stock 6.12's in-tree ones

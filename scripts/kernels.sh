@@ -5,7 +5,7 @@
 # assignments: KDIR (build tree for M= builds), KIMAGE (bzImage to boot),
 # KMODS (root holding lib/modules/KVER), KVER (its release), KTAG.
 #
-#   eval "$(scripts/kernels.sh 6.1|6.12|kunit)"
+#   eval "$(scripts/kernels.sh 6.1|6.12|kunit|kcsan)"
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,13 +25,14 @@ stock() {
 case "${1:-}" in
 6.1) stock $stock61; echo KTAG=6.1 ;;
 6.12) stock $stock612; echo KTAG=6.12 ;;
-kunit)
-	kdir=$("$top/scripts/kunit-kernel.sh")
+kunit | kcsan)
+	# the debug kernels: lockdep, KASAN, kmemleak, UBSAN; or KCSAN
+	kdir=$("$top/scripts/kunit-kernel.sh" "$1")
 	echo "KDIR=$kdir"
 	echo "KIMAGE=$kdir/arch/x86/boot/bzImage"
 	echo "KMODS=$kdir/root"
 	echo "KVER=$(cat "$kdir/include/config/kernel.release")"
-	echo "KTAG=kunit"
+	echo "KTAG=$1"
 	;;
-*) echo "kernels.sh: unknown kernel '${1:-}' (6.1, 6.12 or kunit)" >&2; exit 2 ;;
+*) echo "kernels.sh: unknown kernel '${1:-}' (6.1, 6.12, kunit or kcsan)" >&2; exit 2 ;;
 esac

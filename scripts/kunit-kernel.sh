@@ -6,14 +6,32 @@
 # tree, keyed by the source package version and the hash of the config
 # fragment, so only the first run on a machine pays for the build.
 #
-#   scripts/kunit-kernel.sh          build if needed, print the kernel dir
+#   scripts/kunit-kernel.sh [kunit]  build if needed, print the kernel dir
+#   scripts/kunit-kernel.sh kcsan    the data-race kernel: the same
+#                                    fragment without KASAN and kmemleak
+#                                    (KCSAN cannot share a kernel with
+#                                    KASAN), with scripts/kcsan.config
 #   XCMA_CACHE=/path ...             cache root (default /var/cache/xcma)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${XCMA_CACHE:-/var/cache/xcma}
-frag=$here/kunit.config
+flavour=${1:-kunit}
 tarball=/usr/src/linux-source-6.12.tar.xz
+case $flavour in
+kunit)
+	frag=$here/kunit.config
+	prefix=
+	;;
+kcsan)
+	frag=$(mktemp)
+	trap 'rm -f "$frag"' EXIT
+	grep -vE '^CONFIG_(KASAN|KASAN_GENERIC|DEBUG_KMEMLEAK)=' "$here/kunit.config" >"$frag"
+	cat "$here/kcsan.config" >>"$frag"
+	prefix=kcsan-
+	;;
+*) echo "kunit-kernel: unknown flavour $flavour (kunit or kcsan)" >&2; exit 2 ;;
+esac
 
 [ -f "$tarball" ] || { echo "kunit-kernel: $tarball missing (run scripts/deps.sh)" >&2; exit 1; }
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
@@ -21,7 +39,7 @@ srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 recipe=1
 cfghash=$( (cat "$frag"; echo "recipe=$recipe") | sha256sum | cut -c1-12)
 key=$srcver-$cfghash
-out=$cache/kernel/$key
+out=$cache/kernel/$prefix$key
 
 if [ -f "$out/.done" ]; then
 	echo "$out"
@@ -51,7 +69,7 @@ export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=xcma KBUILD_BUILD_HOST=xcma
 mk() { make -C "$src" O="$tmp" CC="ccache gcc" -j"$(nproc)" "$@"; }
 
-log "configuring $key"
+log "configuring $prefix$key"
 mk allnoconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$tmp" "$tmp/.config" "$frag" >/dev/null
 mk olddefconfig >/dev/null

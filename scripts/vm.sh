@@ -8,7 +8,9 @@
 # lockdep/KASAN/kmemleak/UBSAN report, hung task or stall.
 #
 #   scripts/vm.sh [options] [--] 'command'
-#     -k, --kernel 6.1|6.12|kunit   which kernel (default 6.1, Debian stock)
+#     -k, --kernel 6.1|6.12|kunit|kcsan
+#                                   which kernel (default 6.1, Debian stock;
+#                                   kunit and kcsan: the debug kernels)
 #     -f, --file PATH               copy PATH into the VM's /xcma (repeatable)
 #     -p, --params 'k=v ...'        xcma.ko module parameters
 #     -o, --log FILE                console log (default build/vm/<kernel>.log)
@@ -66,6 +68,8 @@ done
 cmd=${*:-true}
 
 eval "$("$top/scripts/kernels.sh" "$kernel")"	# KDIR KIMAGE KMODS KVER KTAG
+debug=0
+case $kernel in kunit | kcsan) debug=1 ;; esac
 [ -z "$modroot" ] || KMODS=$modroot
 log=${log:-$top/build/vm/$KTAG.log}
 mkdir -p "$(dirname "$log")"
@@ -124,19 +128,19 @@ fi
 # the module closure of what the VM loads, with a fresh modules.dep
 mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $preload $xmods"
 # Soft-iWARP for the KUnit suites that add siw0 (stock kernels lack siw.ko)
-[ "$kernel" = kunit ] && mods="$mods siw"
+[ $debug = 1 ] && mods="$mods siw"
 # An entropy source, as every real host has: without one the guest's crng
 # is never ready during a run, and each get_random_u32() then takes the
 # slow path (about 6 us under TCG, against nanoseconds on a host), which
 # skews every figure of a CM that asks for random numbers. Stock kernels
-# have virtio-rng as a module; the KUnit kernel has no hw_random.
-rng=0
-[ "$kernel" = kunit ] || { rng=1; mods="$mods virtio_rng"; }
+# have virtio-rng as a module, the debug kernels built in.
+rng=1
+[ $debug = 1 ] || mods="$mods virtio_rng"
 [ $user = 1 ] && mods="$mods rdma_ucm"
 # a stock kernel's siw.ko is not in its tree: staged below, with what it
 # depends on and the crc32c its CRC needs (the crypto API asks for it)
 siw_ko=
-if [ $siw = 1 ] && [ "$kernel" != kunit ]; then
+if [ $siw = 1 ] && [ $debug = 0 ]; then
 	siw_ko=$("$top/scripts/siw-module.sh" "$kernel")
 	mods="$mods $(modinfo -F depends "$siw_ko" | tr , ' ') crc32c_generic dummy"
 fi
@@ -188,17 +192,24 @@ append="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on"
 # talks only to itself, which is all Soft-RoCE loopback needs. (A NIC alone
 # on a QEMU hub stalls its TX queue, and the netdev watchdog fires: a WARN
 # on 6.1.)
-qemu=(qemu-system-x86_64 -m 2G -smp 2 -no-reboot -display none -monitor none
+# Stock kernels: two vCPUs on one TCG thread. Under multi-threaded TCG a
+# vCPU can run a stale translation of code another vCPU has just
+# re-patched: once, stock 6.12 died at boot with "Oops: int3" in
+# sched_clock_cpu() as the static key of a stable sched_clock was flipped
+# (text_poke_bp), before /init. One TCG thread keeps their code patching
+# coherent. The debug kernels patch no live text (no jump labels, no
+# dynamic ftrace: scripts/kunit.config), so their vCPUs, XCMA_VM_CPUS of
+# them (default 2), each get a QEMU thread and run truly in parallel.
+cpus=2
+[ $debug = 1 ] && cpus=${XCMA_VM_CPUS:-2}
+qemu=(qemu-system-x86_64 -m 2G -smp "$cpus" -no-reboot -display none -monitor none
 	-serial stdio -kernel "$KIMAGE" -initrd "$stage.cpio" -append "$append"
 	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0)
-
-# Stock kernels bring up both vCPUs. Under multi-threaded TCG a vCPU can
-# run a stale translation of code another vCPU has just re-patched: once,
-# stock 6.12 died at boot with "Oops: int3" in sched_clock_cpu() as the
-# static key of a stable sched_clock was flipped (text_poke_bp), before
-# /init. One TCG thread for both vCPUs keeps the guest SMP and its code
-# patching coherent. (The KUnit kernel brings up one CPU.)
-[ "$kernel" = kunit ] || qemu+=(-accel tcg,thread=single)
+if [ $debug = 1 ]; then
+	qemu+=(-accel tcg,thread=multi)
+else
+	qemu+=(-accel tcg,thread=single)
+fi
 [ $rng = 1 ] && qemu+=(-device virtio-rng-pci)
 start=$(date +%s.%N)
 set +e
@@ -216,12 +227,18 @@ verdict() {
 	exit "$2"
 }
 [ "$qrc" = 124 ] && verdict "FAIL: timeout after $timeout s" 1
+# (tests/harness/console/run.sh reads the bad= lines as they are here)
+# "printk messages dropped": the console fell behind the ring buffer, and
+# what was lost may have been a report; "kmemleak: not scanned": a kernel
+# booted with kmemleak=on whose leak scan could not run
 bad='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|Kernel panic|'
 bad+='Call Trace:|INFO: task .* blocked for more than|inconsistent lock state|'
 bad+='possible (circular|recursive) locking|unreferenced object|'
 bad+='kmemleak: leaks found|kmemleak: [0-9]+ new suspected memory leaks|'
-bad+='UBSAN:|ODEBUG:|rcu.*detected stall|soft lockup|corruption|'
-bad+='XCMA-VM: task in D state at power-off|XCMA-VM: teardown hung'
+bad+='UBSAN:|ODEBUG:|rcu.*detected (expedited )?stall|soft lockup|corruption|'
+bad+='printk messages dropped|'
+bad+='XCMA-VM: task in D state at power-off|XCMA-VM: teardown hung|'
+bad+='XCMA-VM: kmemleak: not scanned'
 # all of grep's output is read before anything is cut: a pipe into head
 # would make grep die of SIGPIPE on a storm of reports and pass the run
 hits=$(grep -aE "$bad" "$log" | grep -av 'XCMA-VM: command:') || true
@@ -232,6 +249,10 @@ if [ -n "$hits" ]; then
 	verdict "FAIL: kernel reported a problem" 1
 fi
 grep -aq 'XCMA-VM: done' "$log" || verdict "FAIL: VM did not finish (qemu rc $qrc)" 1
+# every vCPU asked for came up: a kernel that finds fewer (no ACPI, say)
+# runs every concurrency test on one CPU and would pass
+up=$(sed -n 's/.*smp: Brought up [0-9]* nodes\{0,1\}, \([0-9]*\) CPUs\{0,1\}.*/\1/p' "$log" | head -1)
+[ "${up:-1}" = "$cpus" ] || verdict "FAIL: ${up:-1} of $cpus CPUs online" 1
 if grep -aqE 'XCMA-VM: (step failed|rmmod .* failed)' "$log"; then
 	grep -aE 'XCMA-VM: (step failed|rmmod .* failed)' "$log" | sed 's/^/vm: /' >&2
 	verdict "FAIL: harness step failed" 1
