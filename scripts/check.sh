@@ -459,6 +459,26 @@ one_layer() {
 				tail -30 build/logs/$san.log
 			fi
 		done
+		# the model's scenarios on real threads, randomized, under TSan:
+		# one case per scenario of tests/model/scenarios.txt, then the
+		# plant (the pthread platform without its id lock) TSan must catch
+		ts0=$(date +%s)
+		make -s -C tests tsan-model >build/logs/tsan-model.log 2>&1
+		trc=$?
+		grep -E '^tsan(-model)?: ' build/logs/tsan-model.log | sed 's/^/  /'
+		for tsc in $(grep -vE '^[[:space:]]*(#|$)' tests/model/scenarios.txt | awk '{print $1}'); do
+			if grep -qE "^tsan: $tsc rounds=[1-9][0-9]* seed=[0-9]+ violations=0$" build/logs/tsan-model.log &&
+				! grep -q "^tsan: $tsc FAILED" build/logs/tsan-model.log; then
+				record PASS "tsan/$tsc"
+			else
+				record FAIL "tsan/$tsc"
+				grep -A40 "^tsan: $tsc FAILED" build/logs/tsan-model.log | head -40
+			fi
+		done
+		[ $trc = 0 ] || { record FAIL tsan/exit-status; tail -30 build/logs/tsan-model.log; }
+		run tsan/plant-missing-lock-caught make -s -C tests tsan-plant
+		head -4 build/logs/tsan-plant-missing-lock-caught.log | sed 's/^/  /'
+		echo "  tsan: $(($(date +%s) - ts0)) s for the scenarios on real threads and the plant"
 		# the README's state diagram is generated from the table: it may
 		# not drift from it
 		run diagram/generated-from-table sh -c \
@@ -472,6 +492,12 @@ one_layer() {
 		sed -nE 's/^scenario ([^:]+): .* ([0-9]+) violations$/\1 \2/p' build/logs/model.log |
 			while read -r s v; do [ "$v" = 0 ] && record PASS "model/$s" || record FAIL "model/$s"; done
 		grep -q '^scenario' build/logs/model.log || record FAIL model/ran-no-scenario
+		# tests/model/scenarios.txt: every scenario of the code listed and
+		# run, each with a pinned mutant; and the check fails on its plants
+		grep '^scenario-list: ' build/logs/model.log | sed 's/^/  /'
+		grep -q '^scenario-list: ok' build/logs/model.log && record PASS model/scenario-list ||
+			record FAIL model/scenario-list
+		run model/scenario-list-plants-caught make -s -C tests scenario-list-plant
 		[ $mrc = 0 ] || record FAIL model/exit-status
 		;;
 	mutants)
@@ -481,6 +507,9 @@ one_layer() {
 		sed -nE 's/^mutant ([^:]+): caught by.*/\1/p' build/logs/mutants.log | while read -r m; do record PASS "mutant/$m"; done
 		sed -nE 's/^mutant ([^:]+): MISSED.*/\1/p' build/logs/mutants.log | while read -r m; do record FAIL "mutant/$m"; done
 		grep -q '^mutant ' build/logs/mutants.log || record FAIL mutants/ran-no-mutant
+		grep '^scenario-list: ' build/logs/mutants.log | sed 's/^/  /'
+		grep -q '^scenario-list: ok' build/logs/mutants.log && record PASS mutants/every-scenario-pinned ||
+			record FAIL mutants/every-scenario-pinned
 		[ $mrc = 0 ] || record FAIL mutants/exit-status
 		;;
 	build)
