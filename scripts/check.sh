@@ -256,6 +256,20 @@ ktap_fixtures() {
 		grep -q '^PASS ktap/fixture/kunit.py-agrees' $o/crash.txt &&
 		grep -q '^FAIL ktap/fixture/kunit.py-agrees' $o/lost-parent.txt"
 }
+# fails_for NAME REASON CMD...: a planted problem outside a VM; the case
+# passes only if CMD fails and its output names REASON (extended regex)
+fails_for() {
+	local name=$1 reason=$2 log=build/logs/plant-$1.log
+	shift 2
+	if "$@" >"$log" 2>&1; then
+		record FAIL "harness/$name (it passed)"
+	elif grep -qE "$reason" "$log"; then
+		record PASS "harness/$name"
+	else
+		record FAIL "harness/$name (failed, not for: $reason)"
+		sed 's/^/    | /' "$log" | tail -4
+	fi
+}
 # verdict_if NAME CMD...: PASS NAME if CMD succeeds, else FAIL
 verdict_if() {
 	local name=$1
@@ -606,6 +620,15 @@ one_layer() {
 		# the debug kernel.
 		# KTAP parsing and kunit_results on synthetic consoles (no VM)
 		ktap_fixtures
+		# a style checker missing, or one that flags nothing
+		fails_for lint-checkpatch-missing 'checkpatch: .* not found' \
+			env XCMA_CHECKPATCH=/nonexistent/checkpatch.pl scripts/lint.sh checkpatch
+		fails_for lint-checkpatch-mute 'checkpatch: does not flag a planted error' \
+			env XCMA_CHECKPATCH=/bin/true scripts/lint.sh checkpatch
+		fails_for lint-sparse-missing 'sparse: .* not found' \
+			env XCMA_SPARSE=/nonexistent/sparse scripts/lint.sh sparse
+		fails_for lint-sparse-mute 'sparse: does not flag a planted error' \
+			env XCMA_SPARSE=true scripts/lint.sh sparse
 		plant warn 6.12 'WARNING: .*harness_plant' 'insmod harness_plant.ko warn=1'
 		plant warn-storm 6.12 '[0-9]{4,} report lines in all' 'insmod harness_plant.ko warn=1000'
 		plant bug-oops 6.12 'BUG: kernel NULL pointer dereference' 'insmod harness_plant.ko oops=1'

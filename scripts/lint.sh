@@ -7,6 +7,10 @@
 #                                 side-by-side too, for bench/)
 #   scripts/lint.sh state-writes  no C file writes an id or device state:
 #                                 every change goes through the C++ table
+# A checker that is missing, or that cannot fail, checks nothing: each
+# must first flag a planted error (canary) before its verdict counts.
+#   XCMA_CHECKPATCH=PATH, XCMA_SPARSE=CMD: another checkpatch.pl or sparse
+#   (make check's harness layer plants a missing and a mute one)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,33 +32,61 @@ source_tree() {
 	echo "$src"
 }
 
+# canary NAME CMD...: CMD, run on a planted error, must fail and say so
+# (its output matches the extended regex in $want)
+canary() {
+	local name=$1 got rc=0
+	shift
+	got=$("$@" 2>&1) || rc=$?
+	if [ $rc = 0 ] || ! printf '%s\n' "$got" | grep -qE "$want"; then
+		echo "$name: does not flag a planted error (exit status $rc, wanted /$want/):" >&2
+		printf '%s\n' "$got" | tail -5 >&2
+		exit 1
+	fi
+}
+[ -n "$c_files" ] || { echo "lint: no C files found" >&2; exit 1; }
+plant=$(mktemp -d /tmp/xcma-lint.XXXXXX)
+trap 'rm -rf "$plant"' EXIT
+
 case "${1:-}" in
 checkpatch)
 	src=$(source_tree)
+	checkpatch=${XCMA_CHECKPATCH:-$src/scripts/checkpatch.pl}
+	[ -f "$checkpatch" ] || { echo "checkpatch: $checkpatch not found" >&2; exit 1; }
 	# C++ follows the kernel layout but is not kernel C: checkpatch would
 	# flag its syntax, so it sees only the C files and C headers.
-	cp=("$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types
+	cp=("$checkpatch" --no-tree --strict --terse --show-types
 		--ignore FILE_PATH_CHANGES)
+	printf '// SPDX-License-Identifier: GPL-2.0\nint f(void){\n\treturn 0 ;\n}\n' >"$plant/bad.c"
+	want='ERROR:OPEN_BRACE'
+	canary checkpatch "${cp[@]}" -f "$plant/bad.c"
+	# its output, errors included, and any file it did not pass
 	out=$(for f in $c_files; do
 		case $f in
 		# exports of functions defined in C++ cannot follow them
-		cma/fsm_exports.c) "${cp[@]}" --ignore EXPORT_SYMBOL -f "$f" ;;
+		cma/fsm_exports.c) "${cp[@]}" --ignore EXPORT_SYMBOL -f "$f" 2>&1 ;;
 		# the TRACE_EVENT() layout of every kernel trace header
-		cma/trace.h) "${cp[@]}" --ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f "$f" ;;
-		*) "${cp[@]}" -f "$f" ;;
-		esac
+		cma/trace.h) "${cp[@]}" --ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f "$f" 2>&1 ;;
+		*) "${cp[@]}" -f "$f" 2>&1 ;;
+		esac || echo "checkpatch: $f: exit status $?"
 	done | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
 	[ -z "$out" ] || { echo "$out"; exit 1; }
 	echo "checkpatch --strict: clean ($(echo $c_files | wc -w) files)"
 	;;
 sparse)
+	sparse=${XCMA_SPARSE:-sparse}
+	command -v "$sparse" >/dev/null || { echo "sparse: $sparse not found" >&2; exit 1; }
+	printf 'int f(int __attribute__((noderef, address_space(1))) *p)\n{\n\treturn *p;\n}\n' \
+		>"$plant/bad.c"
+	want='dereference of noderef expression'
+	canary sparse "$sparse" -Wsparse-error "$plant/bad.c"
 	eval "$(scripts/kernels.sh 6.12)"
 	out=$top/build/sparse
 	rm -rf "$out" && mkdir -p "$out"
 	rsync -a --include='/Kbuild' --include='/dkms.conf' --include='/cma/***' --include='/include/***' \
 		--include='/tests/' --include='/tests/kunit/***' --include='/tests/harness/***' \
 		--include='/examples/***' --exclude='*' "$top/" "$out/"
-	make -C "$KDIR" M="$out" C=2 CHECK="sparse -Wsparse-error" XCMA_EXAMPLES=1 XCMA_HARNESS=1 \
+	make -C "$KDIR" M="$out" C=2 CHECK="$sparse -Wsparse-error" XCMA_EXAMPLES=1 XCMA_HARNESS=1 \
 		MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" \
 		>"$out/sparse.log" 2>&1 || { cat "$out/sparse.log"; exit 1; }
 	if grep -E ': (warning|error):' "$out/sparse.log"; then exit 1; fi
@@ -64,7 +96,7 @@ sparse)
 	rsync -a --include='/Kbuild' --include='/dkms.conf' --include='/include/***' --include='/bench/***' \
 		--include='/tests/' --include='/tests/kunit/' \
 		--include='/tests/kunit/interop/***' --exclude='*' "$top/" "$out-sbs/"
-	make -C "$KDIR" M="$out-sbs" C=2 CHECK="sparse -Wsparse-error" \
+	make -C "$KDIR" M="$out-sbs" C=2 CHECK="$sparse -Wsparse-error" \
 		XCMA_SIDE_BY_SIDE=1 XCMA_BENCH=1 \
 		$(cd "$out-sbs" && ls bench/*.c | sed 's/\.c$/.o/') \
 		>"$out-sbs/sparse.log" 2>&1 || { cat "$out-sbs/sparse.log"; exit 1; }
@@ -75,7 +107,7 @@ sparse)
 	rm -rf "$out-kunit" && mkdir -p "$out-kunit"
 	rsync -a --include='/Kbuild' --include='/dkms.conf' --include='/cma/***' --include='/include/***' \
 		--include='/tests/' --include='/tests/kunit/***' --exclude='*' "$top/" "$out-kunit/"
-	CCACHE_DIR=$cache/ccache make -C "$KDIR" M="$out-kunit" C=2 CHECK="sparse -Wsparse-error" \
+	CCACHE_DIR=$cache/ccache make -C "$KDIR" M="$out-kunit" C=2 CHECK="$sparse -Wsparse-error" \
 		XCMA_KUNIT=1 CC="ccache gcc" -j"$(nproc)" \
 		MODULE_PAHOLE_FLAGS="--lang_exclude=rust,c++,c++03,c++11,c++14" \
 		>"$out-kunit/sparse.log" 2>&1 || { cat "$out-kunit/sparse.log"; exit 1; }
