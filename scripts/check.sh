@@ -638,6 +638,21 @@ one_layer() {
 			'insmod harness_plant.ko exit_block_secs=600'
 		plant d-state-at-power-off 6.12 'task in D state at power-off: [0-9]+:plant_dstate' \
 			'insmod harness_plant.ko dstate=1'
+		# a CPU spinning with preemption off: an expedited grace period
+		# waits for it (its stall reported after 3 s here), and the soft
+		# lockup detector sees it (after 2 x watchdog_thresh = 4 s here)
+		plant rcu-expedited-stall 6.12 'rcu: INFO: .* detected expedited stalls' \
+			'echo 3000 >/sys/module/rcupdate/parameters/rcu_exp_cpu_stall_timeout &&
+			insmod harness_plant.ko spin_secs=8 rcu_exp_stall=1'
+		plant soft-lockup 6.12 'BUG: soft lockup - CPU#[0-9]+ stuck' \
+			'echo 2 >/proc/sys/kernel/watchdog_thresh &&
+			insmod harness_plant.ko spin_secs=8 && sleep 9'
+		# more lines than the ring buffer holds, printed with the console
+		# locked: the console says how many it lost
+		plant printk-dropped 6.12 '\*\* [0-9]+ printk messages dropped \*\*' \
+			'insmod harness_plant.ko printk_flood=6000'
+		# every kind of report vm.sh scans for, on synthetic console lines
+		run harness/console-scanner-catches-every-report tests/harness/console/run.sh
 		plant lockdep kunit 'possible circular locking' 'insmod harness_plant.ko lockdep=1'
 		plant kasan kunit 'BUG: KASAN: slab-out-of-bounds' 'insmod harness_plant.ko kasan=1'
 		plant kmemleak kunit 'unreferenced object|kmemleak: leaks found' 'insmod harness_plant.ko leak=4'

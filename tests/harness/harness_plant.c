@@ -9,10 +9,14 @@
  * nothing holds it (refcnt 0): a task parked in D state keeps it loaded.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/console.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -51,6 +55,18 @@ MODULE_PARM_DESC(dstate, "a kthread stays in D state until power-off");
 static unsigned int exit_block_secs;
 module_param(exit_block_secs, uint, 0444);
 MODULE_PARM_DESC(exit_block_secs, "module exit sleeps uninterruptibly this long");
+
+static unsigned int spin_secs;
+module_param(spin_secs, uint, 0444);
+MODULE_PARM_DESC(spin_secs, "a kthread on another CPU spins this long with preemption off");
+
+static bool rcu_exp_stall;
+module_param(rcu_exp_stall, bool, 0444);
+MODULE_PARM_DESC(rcu_exp_stall, "module init waits for an expedited RCU grace period the spinning kthread (spin_secs) holds up");
+
+static unsigned int printk_flood;
+module_param(printk_flood, uint, 0444);
+MODULE_PARM_DESC(printk_flood, "print this many lines with the console locked, more than the ring buffer holds");
 
 static DEFINE_MUTEX(plant_a);
 static DEFINE_MUTEX(plant_b);
@@ -119,6 +135,61 @@ static int start_sleeper(const char *name, unsigned long secs)
 	return 0;
 }
 
+static DECLARE_COMPLETION(plant_spinning);
+
+static int spinner(void *arg)
+{
+	unsigned long ms = (unsigned long)arg * MSEC_PER_SEC, i;
+
+	preempt_disable();
+	complete(&plant_spinning);
+	for (i = 0; i < ms; i++)
+		mdelay(1);
+	preempt_enable();
+	module_put_and_kthread_exit(0);
+}
+
+/*
+ * A kthread that spins on a CPU other than this one: the soft lockup
+ * detector sees that CPU stuck, and a grace period waits for it (a
+ * quiescent state needs preemption back on).
+ */
+static int start_spinner(unsigned long secs)
+{
+	unsigned int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	struct task_struct *t;
+
+	if (cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	__module_get(THIS_MODULE);
+	t = kthread_create(spinner, (void *)secs, "plant_spin");
+	if (IS_ERR(t)) {
+		module_put(THIS_MODULE);
+		return PTR_ERR(t);
+	}
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&plant_spinning);
+	if (rcu_exp_stall)
+		synchronize_rcu_expedited();
+	return 0;
+}
+
+/*
+ * printk only stores while another holds the console: the unlock prints
+ * what the ring buffer still has, and says how many it lost.
+ */
+static void plant_printk_flood(unsigned int n)
+{
+	unsigned int i;
+
+	console_lock();
+	for (i = 0; i < n; i++)
+		pr_info("harness_plant: line %u of %u, printed with the console locked\n",
+			i + 1, n);
+	console_unlock();
+}
+
 static int __init plant_init(void)
 {
 	unsigned int i;
@@ -141,6 +212,10 @@ static int __init plant_init(void)
 		v <<= ubsan_shift;
 		pr_info("harness_plant: 1 << %u = %d\n", ubsan_shift, v);
 	}
+	if (printk_flood)
+		plant_printk_flood(printk_flood);
+	if (spin_secs)
+		return start_spinner(spin_secs);
 	if (hang_secs)
 		return start_sleeper("plant_hang", hang_secs);
 	if (dstate)
