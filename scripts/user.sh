@@ -97,6 +97,8 @@ pair() {
 	fi
 }
 
+# the names tools answers to
+tool_names="rping ucmatose rdma_server ud mcast"
 # want NAME: whether the tools scenario runs NAME (all without a list)
 want() {
 	[ -z "$only" ] && return 0
@@ -389,7 +391,14 @@ intree_hang() {
 }
 
 case ${1:-tools} in
-tools) shift; only=$*; load_ucm; tools; unload_ucm ;;
+tools)
+	shift
+	only=$*
+	# a name no tool answers to would run nothing and pass
+	for n in $only; do
+		case " $tool_names " in *" $n "*) ;; *) fail "tools: no tool called $n (of: $tool_names)" ;; esac
+	done
+	load_ucm; tools; unload_ucm ;;
 unplug) load_ucm; unplug; unload_ucm ;;
 load) load_ucm ;;
 misuse) load_ucm; misuse $cm ;;
