@@ -11,7 +11,7 @@
  * touching a removed device and when a removal's wait returns) and at
  * the end of each round (G5, G8). No progress for kHangSecs is G6.
  *
- *   tsan_model [--only NAME] [--rounds N] | --list
+ *   build/tsan-model/model [--only NAME] [--rounds N] | --list
  *   XCMA_TSAN_SEED=S     the seed of the random schedules (printed always)
  *   XCMA_TSAN_ROUNDS=N   rounds per scenario (default kRounds)
  *
@@ -111,6 +111,8 @@ const char *fail_thread;
 
 uint64_t seed;
 uint64_t round_seed;
+const char *cur_scenario = "setup";
+unsigned cur_round;
 
 thread_local int tself = kSetup;
 thread_local uint64_t rng;
@@ -245,7 +247,11 @@ const char *rule_name(Rule r)
 	return names[int(r)];
 }
 
-/* recorded, not fatal: the round goes on and is reported at its end */
+/*
+ * Not fatal: the thread goes on (the checker abandons it, real threads
+ * cannot) and the round is counted at its end. The first violation is
+ * printed at once: what follows a violation may crash or hang.
+ */
 void fail(Rule rule, const char *fmt, ...)
 {
 	pthread_mutex_lock(&fail_mutex);
@@ -257,6 +263,10 @@ void fail(Rule rule, const char *fmt, ...)
 		vsnprintf(fail_msg + off, sizeof(fail_msg) - off, fmt, ap);
 		va_end(ap);
 		fail_thread = tself == kSetup ? "setup" : threads[tself].name;
+		printf("tsan: %s round %u seed=%llu: violation in %s: %s\n",
+		       cur_scenario, cur_round, (unsigned long long)seed,
+		       fail_thread, fail_msg);
+		fflush(stdout);
 	}
 	pthread_mutex_unlock(&fail_mutex);
 }
@@ -834,8 +844,6 @@ void report_hang(const Scenario &sc, unsigned r)
 					threads[i].obj.load());
 	printf("tsan: %s round %u seed=%llu: G6: no progress for %d s:%s\n",
 	       sc.name, r, (unsigned long long)seed, kHangSecs, who);
-	if (nfail)
-		printf("  first violation (%s): %s\n", fail_thread, fail_msg);
 	printf("tsan: %s rounds=%u seed=%llu violations=1\n", sc.name, r + 1,
 	       (unsigned long long)seed);
 	fflush(stdout);
@@ -846,6 +854,8 @@ void report_hang(const Scenario &sc, unsigned r)
 int run_round(const Scenario &sc, int si, unsigned r)
 {
 	reset_round();
+	cur_scenario = sc.name;
+	cur_round = r;
 	round_seed = mix(seed ^ mix((uint64_t(si) << 32) | r));
 	rng = round_seed | 1;
 	sc.setup();
@@ -881,10 +891,8 @@ int run_round(const Scenario &sc, int si, unsigned r)
 		pthread_join(threads[i].tid, nullptr);
 	check_end();
 	if (nfail)
-		printf("tsan: %s round %u seed=%llu: %d violations, first (%s): "
-		       "%s\n",
-		       sc.name, r, (unsigned long long)seed, nfail,
-		       fail_thread ? fail_thread : "?", fail_msg);
+		printf("tsan: %s round %u seed=%llu: %d violations\n", sc.name,
+		       r, (unsigned long long)seed, nfail);
 	return nfail;
 }
 
