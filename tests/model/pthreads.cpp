@@ -190,11 +190,13 @@ ModelDev &of(xcma_fsm_dev *fsm)
 	ModelDev *d = reinterpret_cast<ModelDev *>(fsm);
 
 	if (d < W.devs || d >= W.devs + W.ndevs) {
-		fprintf(stderr, "tsan: platform called with a foreign device\n");
+		fprintf(stderr,
+			"tsan: platform called with a foreign device\n");
 		abort();
 	}
 	if (d->remove_returned)
-		fail(Rule::G5, "%s touched after its removal returned", d->name);
+		fail(Rule::G5, "%s touched after its removal returned",
+		     d->name);
 	return *d;
 }
 
@@ -206,11 +208,11 @@ int dev_index(xcma_fsm_dev *fsm)
 const char *cm_event_name(unsigned ev)
 {
 	static const char *const names[] = {
-		"ADDR_RESOLVED",    "ADDR_ERROR",	"ROUTE_RESOLVED",
-		"ROUTE_ERROR",	    "CONNECT_REQUEST",	"CONNECT_RESPONSE",
-		"CONNECT_ERROR",    "UNREACHABLE",	"REJECTED",
-		"ESTABLISHED",	    "DISCONNECTED",	"DEVICE_REMOVAL",
-		"MULTICAST_JOIN",   "MULTICAST_ERROR",	"ADDR_CHANGE",
+		"ADDR_RESOLVED",  "ADDR_ERROR",	     "ROUTE_RESOLVED",
+		"ROUTE_ERROR",	  "CONNECT_REQUEST", "CONNECT_RESPONSE",
+		"CONNECT_ERROR",  "UNREACHABLE",     "REJECTED",
+		"ESTABLISHED",	  "DISCONNECTED",    "DEVICE_REMOVAL",
+		"MULTICAST_JOIN", "MULTICAST_ERROR", "ADDR_CHANGE",
 		"TIMEWAIT_EXIT",
 	};
 	return ev < 16 ? names[ev] : "?";
@@ -241,8 +243,8 @@ int self()
 const char *rule_name(Rule r)
 {
 	static const char *const names[kNrRules] = {
-		"any", "G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "api",
-		"model",
+		"any", "G1", "G2", "G3",  "G4",	   "G5",
+		"G6",  "G7", "G8", "api", "model",
 	};
 	return names[int(r)];
 }
@@ -256,8 +258,8 @@ void fail(Rule rule, const char *fmt, ...)
 {
 	pthread_mutex_lock(&fail_mutex);
 	if (!nfail++) {
-		int off = snprintf(fail_msg, sizeof(fail_msg), "%s: ",
-				   rule_name(rule));
+		int off = snprintf(fail_msg, sizeof(fail_msg),
+				   "%s: ", rule_name(rule));
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(fail_msg + off, sizeof(fail_msg) - off, fmt, ap);
@@ -422,11 +424,12 @@ int new_group(const char *name, int i, int d)
 void release_group(ModelGroup &g, const char *by)
 {
 	if (!g.joined)
-		fail(Rule::G8, "%s released by %s but never joined", g.name, by);
+		fail(Rule::G8, "%s released by %s but never joined", g.name,
+		     by);
 	if (++g.releases > 1)
 		fail(Rule::G8,
-		     "%s released twice (again by %s): used after free",
-		     g.name, by);
+		     "%s released twice (again by %s): used after free", g.name,
+		     by);
 	if (g.dev >= 0 && dev(g.dev).remove_returned)
 		fail(Rule::G5, "%s left after removal of %s returned", g.name,
 		     dev(g.dev).name);
@@ -434,11 +437,13 @@ void release_group(ModelGroup &g, const char *by)
 
 void reap(int i)
 {
-	await([](int k) {
-		ModelId &m = W.ids[k];
-		return m.freed || m.destroy_started ||
-		       (m.used && m.removal_ack);
-	}, i, id(i).name);
+	await(
+		[](int k) {
+			ModelId &m = W.ids[k];
+			return m.freed || m.destroy_started ||
+			       (m.used && m.removal_ack);
+		},
+		i, id(i).name);
 	if (!id(i).freed)
 		user_destroy_once(i);
 }
@@ -528,7 +533,8 @@ void xcma_plat_id_get(xcma_fsm_id *fsm)
 
 	step("id_get", m.name);
 	if (!m.refs.fetch_add(1))
-		fail(Rule::G8, "%s referenced again after its last put", m.name);
+		fail(Rule::G8, "%s referenced again after its last put",
+		     m.name);
 }
 
 /* refcount_dec_and_test() then complete(), a step between the two */
@@ -728,8 +734,7 @@ int xcma_plat_listen_child(xcma_fsm_id *pfsm, xcma_fsm_dev *dfsm,
 		*child = &c.fsm;
 		return 0;
 	}
-	fail(Rule::Model, "scenario reserved too few children for %s",
-	     p.name);
+	fail(Rule::Model, "scenario reserved too few children for %s", p.name);
 	return -12; /* -ENOMEM */
 }
 
@@ -931,7 +936,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, nullptr, _IOLBF, 0);
 	const char *s = getenv("XCMA_TSAN_SEED");
 	seed = s && *s ? strtoull(s, nullptr, 0) :
-			 mix(uint64_t(time(nullptr)) ^ (uint64_t(getpid()) << 20)) &
+			 mix(uint64_t(time(nullptr)) ^
+			     (uint64_t(getpid()) << 20)) &
 				 0xffffffffull;
 	const Scenario *pick = only ? find_scenario(only) : nullptr;
 	if (only && !pick) {
