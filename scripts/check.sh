@@ -4,6 +4,8 @@
 # make check: every test layer of xcma, in order of cost. Each layer adds
 # "PASS <name>" / "FAIL <name>" lines to build/results/<layer>.txt; the last
 # line printed is the total over all of them: "N passed, N failed".
+# Before it: what the run left out of a default one (left_out), allowed
+# skips, and "N passed (xcma M, in-tree controls K)" (in_tree_control).
 #
 #   XCMA_LAYERS="unit model ..."   run only these layers (default: all)
 #   XCMA_STRESS_ROUNDS=N           rounds of the removal stress (default 200)
@@ -129,24 +131,43 @@ kunit_results() {
 			echo "FAIL suites/$boot/$suite ($n cases, expected at least $min; skips do not count)"
 		fi
 	done < <(grep -vE '^(#|$)' "$suites")
-	# the kernel's parser reads the first KTAP document it finds: both
-	# get what follows the command (the kernel prints an empty one at
-	# boot). Its counts are leaf cases as ktap.py's, a case a crash left
-	# unreported "crashed" (a failure here); what ktap.py adds (its
-	# " # " checks) is not counted.
+	# the kernel's parser reads the first KTAP document it finds: each
+	# document that follows the command (the kernel prints an empty one
+	# at boot; a boot may insert its module once per suite) goes to both
+	# parsers on its own, and their counts are summed. Theirs are leaf
+	# cases as ktap.py's, a case a crash left unreported "crashed" (a
+	# failure here); what ktap.py adds (its " # " checks) is not counted.
 	if [ -z "$kpy" ]; then
 		echo "FAIL ktap/$boot/kunit.py-agrees (no kunit.py in ${XCMA_CACHE:-/var/cache/xcma}/src)"
 		return
 	fi
-	ours=$(sed -n '/XCMA-VM: command:/,$p' "$log" 2>/dev/null | tr -d '\r' |
-		python3 scripts/ktap.py --counts -)
-	theirs=$(sed -n '/XCMA-VM: command:/,$p' "$log" 2>/dev/null | tr -d '\r' |
-		python3 "$kpy" parse 2>&1 | sed -nE 's/.*Testing complete\. Ran [0-9]+ tests:? ?(.*)$/\1/p' |
-		tail -1 | awk -F', ' '{
-			for (i = 1; i <= NF; i++) { split($i, kv, ": "); n[kv[1]] = kv[2] }
-			printf "pass:%d fail:%d skip:%d\n", n["passed"], n["failed"] + n["crashed"], n["skipped"]
-		}')
-	if [ -n "$ours" ] && [ "$ours" = "$theirs" ]; then
+	local docs doc sums
+	docs=$(mktemp -d /tmp/xcma-ktap.XXXXXX)
+	sed -n '/XCMA-VM: command:/,$p' "$log" 2>/dev/null | tr -d '\r' | awk -v d="$docs" '
+		/^(\[ *[0-9.]+\] ?)?(\[ *[CT][0-9]+\] ?)?KTAP version/ { n++ }
+		n { print > sprintf("%s/%04d", d, n) }'
+	sums=$(for doc in "$docs"/*; do
+		[ -e "$doc" ] || continue
+		echo "ours $(python3 scripts/ktap.py --counts "$doc")"
+		python3 "$kpy" parse "$doc" 2>&1 |
+			sed -nE 's/.*Testing complete\. Ran [0-9]+ tests:? ?(.*)$/\1/p' | tail -1 |
+			awk -F', ' '{
+				for (i = 1; i <= NF; i++) { split($i, kv, ": "); n[kv[1]] = kv[2] }
+				printf "theirs pass:%d fail:%d skip:%d\n", n["passed"], n["failed"] + n["crashed"], n["skipped"]
+			}'
+	done | awk '{
+		for (i = 2; i <= 4; i++) { split($i, kv, ":"); c[$1, kv[1]] += kv[2] }
+		seen[$1] = 1
+	}
+	END {
+		for (w in seen)
+			printf "%s pass:%d fail:%d skip:%d\n", w, c[w, "pass"], c[w, "fail"], c[w, "skip"]
+	}')
+	rm -rf "$docs"
+	ours=$(printf '%s\n' "$sums" | sed -n 's/^ours //p')
+	theirs=$(printf '%s\n' "$sums" | sed -n 's/^theirs //p')
+	[ -n "$ours$theirs" ] || ours="pass:0 fail:0 skip:0" theirs=$ours
+	if [ "$ours" = "$theirs" ]; then
 		echo "PASS ktap/$boot/kunit.py-agrees"
 	else
 		echo "FAIL ktap/$boot/kunit.py-agrees (ktap.py ${ours:-none}, kunit.py ${theirs:-none})"
@@ -255,6 +276,10 @@ ktap_fixtures() {
 	verdict_if harness/kunit.py-compared-on-failing-boots sh -c "
 		grep -q '^PASS ktap/fixture/kunit.py-agrees' $o/crash.txt &&
 		grep -q '^FAIL ktap/fixture/kunit.py-agrees' $o/lost-parent.txt"
+	# a module inserted once per suite: kunit.py reads each document
+	kunit_results fixture "$fx/two-documents.log" >"$o/two-documents.txt"
+	verdict_if harness/kunit.py-reads-every-document \
+		grep -q '^PASS ktap/fixture/kunit.py-agrees' "$o/two-documents.txt"
 }
 # fails_for NAME REASON CMD...: a planted problem outside a VM; the case
 # passes only if CMD fails and its output names REASON (extended regex)
@@ -269,6 +294,40 @@ fails_for() {
 		record FAIL "harness/$name (failed, not for: $reason)"
 		sed 's/^/    | /' "$log" | tail -4
 	fi
+}
+# user_plants: one stock 6.12 --user boot, two checks that used to pass
+# with nothing tested: scripts/user.sh tools with a name no tool answers
+# to (it ran nothing and exited 0), and tests/vm/neigh.sh whose second
+# rping never ran (its "nothing on the same lladdr" held on an empty log)
+user_plants() {
+	local log=build/vm/plant-user-no-op.log
+	scripts/vm.sh -q -k 6.12 --user -o "$log" -f scripts/user.sh -f tests/vm/neigh.sh -- \
+		'sh /xcma/user.sh tools nosuchtool; echo "plant: user.sh exit status $?"
+		XCMA_NEIGH_PLANT=kept-never-ran sh /xcma/neigh.sh' >build/logs/plant-user-no-op.log 2>&1
+	verdict_if harness/user-tools-unknown-name-fails sh -c "
+		grep -aq '^user: FAIL: tools: no tool called nosuchtool' $log &&
+		grep -aq '^plant: user.sh exit status 1' $log"
+	verdict_if harness/neigh-rping-never-ran-fails \
+		grep -aq '^FAIL neigh/nothing-on-same-lladdr: its rping is not running' "$log"
+}
+# install_plants 'PLANT ...' 'PLANT:CHECK ...' [MORE]: scripts/install-test.sh
+# 6.12 dkms with the faults XCMA_INST_PLANT='PLANT ...' planted at once
+# must fail, and each PLANT's case passes only if one of its FAIL lines is
+# install/6.12-dkms/CHECK (extended regex) and its output matches MORE
+install_plants() {
+	local log=build/logs/plant-install-${1// /+}.log pr rc=0
+	XCMA_INST_PLANT=$1 scripts/install-test.sh 6.12 dkms >"$log" 2>&1 || rc=$?
+	for pr in $2; do
+		if [ $rc = 0 ]; then
+			record FAIL "harness/install-${pr%%:*} (it passed)"
+		elif grep -qE "^FAIL install/6\.12-dkms/(${pr#*:})\$" "$log" &&
+			grep -qE "${3:-.}" "$log"; then
+			record PASS "harness/install-${pr%%:*}"
+		else
+			record FAIL "harness/install-${pr%%:*} (failed, not for: ${pr#*:} ${3:-})"
+			grep -a '^FAIL' "$log" | head -5 | sed 's/^/    | /'
+		fi
+	done
 }
 # verdict_if NAME CMD...: PASS NAME if CMD succeeds, else FAIL
 verdict_if() {
@@ -359,7 +418,7 @@ has_layer() { case " $layers " in *" $1 "*) return 0 ;; esac; return 1; }
 # ("left out: ..." what it did not test or tested less, "changed: ..."
 # what it ran otherwise), or "left out: nothing"
 left_out() {
-	local l miss= n=0 inst="6.1:deb 6.12:dkms 6.12:make"
+	local l v miss= n=0 inst="6.1:deb 6.12:dkms 6.12:make"
 	for l in $all_layers; do has_layer "$l" || miss="$miss $l"; done
 	[ -z "$miss" ] || { echo "left out: layers$miss (XCMA_LAYERS='$layers')"; n=1; }
 	if has_layer install && [ "${XCMA_INSTALL:-$inst}" != "$inst" ]; then
@@ -371,9 +430,21 @@ left_out() {
 	if has_layer kunit && [ "${XCMA_TORTURE_OPS:-250000}" -lt 250000 ] 2>/dev/null; then
 		echo "left out: torture operations, $XCMA_TORTURE_OPS of 250000 (XCMA_TORTURE_OPS)"; n=1
 	fi
-	if has_layer kunit && [ -n "${XCMA_TORTURE_SEED:-}" ] && [ "$XCMA_TORTURE_SEED" != 0 ]; then
-		echo "changed: the torture replayed seed $XCMA_TORTURE_SEED, no new one drawn (XCMA_TORTURE_SEED)"; n=1
+	if has_layer kcsan && [ "${XCMA_KCSAN_STRESS_ROUNDS:-60}" -lt 60 ] 2>/dev/null; then
+		echo "left out: KCSAN stress rounds, $XCMA_KCSAN_STRESS_ROUNDS of 60 (XCMA_KCSAN_STRESS_ROUNDS)"; n=1
 	fi
+	if has_layer kcsan && [ "${XCMA_KCSAN_TORTURE_OPS:-60000}" -lt 60000 ] 2>/dev/null; then
+		echo "left out: KCSAN torture operations, $XCMA_KCSAN_TORTURE_OPS of 60000 (XCMA_KCSAN_TORTURE_OPS)"; n=1
+	fi
+	if [ "${XCMA_VM_CPUS:-2}" -lt 2 ] 2>/dev/null; then
+		echo "left out: parallelism, the debug kernels' VMs with $XCMA_VM_CPUS vCPU (XCMA_VM_CPUS)"; n=1
+	fi
+	for l in TORTURE STRESS; do
+		eval "v=\${XCMA_${l}_SEED:-0}"
+		if [ "$v" != 0 ] && { has_layer kunit || has_layer kcsan; }; then
+			echo "changed: a replayed seed, $v, no new one drawn (XCMA_${l}_SEED)"; n=1
+		fi
+	done
 	if has_layer kunit && [ "$lanes" != 2 ]; then
 		echo "changed: $lanes lane(s), not 2: the KUnit boots not beside the other layers (XCMA_LANES)"; n=1
 	fi
@@ -651,6 +722,19 @@ one_layer() {
 		# locked: the console says how many it lost
 		plant printk-dropped 6.12 '\*\* [0-9]+ printk messages dropped \*\*' \
 			'insmod harness_plant.ko printk_flood=6000'
+		user_plants
+		# xcma installed with a fault (scripts/install-test.sh), each run
+		# ended at its first failed check: DKMS installs it under its own
+		# name; its CRCs are not the in-tree rdma_cm's (the build's own
+		# check refuses it, before a stock-built consumer could fail to
+		# load); and, in one build and one boot, as their checks are
+		# independent: its parameter has no description, it neither
+		# references nor softdeps ib_uverbs (modprobe may load it first)
+		install_plants wrong-name wrong-name:installed-as-rdma_cm
+		install_plants no-crcs no-crcs:dkms-install \
+			"symbol versions differ from the in-tree rdma_cm's: __rdma_create_kernel_id"
+		install_plants 'no-parm-desc no-uverbs-dep' \
+			'no-parm-desc:installed/modinfo-parm-described no-uverbs-dep:installed/uverbs-ordered-first'
 		# every kind of report vm.sh scans for, on synthetic console lines
 		run harness/console-scanner-catches-every-report tests/harness/console/run.sh
 		plant lockdep kunit 'possible circular locking' 'insmod harness_plant.ko lockdep=1'

@@ -10,10 +10,13 @@
 #     dkms   those sources, dkms add + install, then dkms remove --all
 #     deb    `apt-get install ./xcma-dkms_*.deb` (make deb), then
 #            `apt-get purge xcma-dkms`
-#   XCMA_INST_PLANT=wrong-name|no-crcs|no-parm-desc|no-uverbs-dep|keep
-#     plant a fault (dkms only but keep): dkms.conf installing xcma.ko, the
-#     CRC match made a no-op, the parameter's description gone, neither
-#     the ib_uverbs reference nor the softdep; keep skips the removal
+#   XCMA_INST_PLANT='wrong-name|no-crcs|no-parm-desc|no-uverbs-dep ...'|keep
+#     plant faults (dkms only but keep; several at once, space-separated):
+#     dkms.conf installing xcma.ko, the CRC match made a no-op, the
+#     parameter's description gone, neither the ib_uverbs reference nor
+#     the softdep; keep skips the removal. A planted run ends once a check
+#     failed after the install, or after the first boot (make check's
+#     harness layer requires each fault to fail its check there)
 #
 # All of it happens in a private mount namespace, in a root that is an
 # overlay of / on a tmpfs: apt, dpkg, DKMS and depmod run in it (chroot)
@@ -108,14 +111,18 @@ make)
 	;;
 dkms)
 	make -s -C "$top" dkms-source DESTDIR="$m"
-	case $plant in
-	wrong-name) sed -i 's/ XCMA_NAME=rdma_cm//; s/^BUILT_MODULE_NAME\[0\]=.*/BUILT_MODULE_NAME[0]="xcma"/' \
-		"$src/dkms.conf" ;;
-	no-crcs) printf '#!/bin/bash\necho 0\n' >"$src/scripts/match-crcs.sh" ;;
-	no-parm-desc) sed -i '/^MODULE_PARM_DESC(removal_report_secs/,/;$/d' "$src/cma/lifecycle.c" ;;
-	no-uverbs-dep) sed -i '/xcma_uverbs_dep __used/d' "$src/cma/device.c"
-		sed -i '/^MODULE_SOFTDEP/d' "$src/cma/main.c" ;;
-	esac
+	for p in $plant; do
+		case $p in
+		wrong-name) sed -i 's/ XCMA_NAME=rdma_cm//; s/^BUILT_MODULE_NAME\[0\]=.*/BUILT_MODULE_NAME[0]="xcma"/' \
+			"$src/dkms.conf" ;;
+		no-crcs) printf '#!/bin/bash\necho 0\n' >"$src/scripts/match-crcs.sh" ;;
+		no-parm-desc) sed -i '/^MODULE_PARM_DESC(removal_report_secs/,/;$/d' "$src/cma/lifecycle.c" ;;
+		no-uverbs-dep) sed -i '/xcma_uverbs_dep __used/d' "$src/cma/device.c"
+			sed -i '/^MODULE_SOFTDEP/d' "$src/cma/main.c" ;;
+		keep) ;;
+		*) echo "install-test: no plant called $p" >&2; exit 2 ;;
+		esac
+	done
 	step dkms-install in_root sh -c "dkms add -m xcma -v $ver &&
 		dkms install -m xcma -v $ver -k $KVER"
 	;;
@@ -132,6 +139,7 @@ case $ko in
 */updates/rdma_cm.ko*) verdict installed-as-rdma_cm "$([ "$how" = make ] && echo 0 || echo 1)" ;;
 *) verdict installed-as-rdma_cm 1; echo "    | modinfo -n rdma_cm: $ko" ;;
 esac
+case $plant in '' | keep) ;; *) [ $fails = 0 ] || exit $fails ;; esac
 
 # boot ARG...: the VM from the root's module tree, install-vm.sh ARG...
 boot() {
@@ -140,13 +148,15 @@ boot() {
 		--mods 'rdma_ucm nvme-rdma' -o "$log" -f "$pp" -f "$top/scripts/hotplug.sh" \
 		-f "$top/scripts/install-vm.sh" -- "sh /xcma/install-vm.sh $*" \
 		>"$logs/vm-$1.log" 2>&1 || rc=$?
-	grep -aoE '(PASS|FAIL) install/[^ ]+' "$log" 2>/dev/null |
+	grep -aoE '(PASS|FAIL) install/[^ ]+' "$log" 2>/dev/null | tr -d '\r' |
 		while read -r v c; do echo "$v install/$tag/$1/${c#install/}"; done
 	grep -aE 'FAIL|hotplug: |Unknown symbol|disagrees' "$log" 2>/dev/null | sed 's/^/    | /' | head -20 || true
 	verdict "$1/vm" $rc
 	[ $rc = 0 ] || sed 's/^/    | /' "$logs/vm-$1.log"
 }
 boot installed "$ver"
+# a planted fault has shown by now: the removal tests nothing of it
+case $plant in '' | keep) ;; *) exit $fails ;; esac
 
 if [ "$plant" != keep ]; then
 	case $how in
