@@ -65,6 +65,9 @@ finish() {
 		else
 			say "kmemleak: clean"
 		fi
+	elif grep -qw 'kmemleak=on' /proc/cmdline; then
+		# the debug kernel: a scan that cannot run would pass any leak
+		say "kmemleak: not scanned (/sys/kernel/debug/kmemleak not writable)"
 	fi
 	# a task blocked now is one the hung-task detector would see only
 	# after its timeout: name those still blocked a second later, with
