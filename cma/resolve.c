@@ -181,19 +181,18 @@ static void addr_handler(int status, struct sockaddr *src_addr,
 }
 
 /*
- * A queued completion that never ran gives its reference back. From the
- * work itself (a loopback ADDR_RESOLVED callback that starts the route
- * resolution and destroys the id by returning non-zero) only the queued
- * instance is cancelled: waiting for the running one would wait for
- * ourselves, and it touches the id no more once its delivery returned.
+ * A queued completion that never ran gives its reference back. One that
+ * is running holds its own: the table refuses its delivery to an id being
+ * destroyed, and the destroy's wait for the last reference waits for it
+ * (in-tree, a cma_work's reference and the wait on id_priv->comp). It is
+ * not waited for here: the destroy may come from another id's callback,
+ * whose handler lock the running completion does not need but lockdep,
+ * with one class for every id's, sees as a cycle (handler lock -> work ->
+ * handler lock, first seen on two vCPUs, where the flush really waits).
  */
 static void cancel_resolve_work(struct xcma_id *xid)
 {
-	bool queued = current_work() == &xid->work ?
-			      cancel_work(&xid->work) :
-			      cancel_work_sync(&xid->work);
-
-	if (queued)
+	if (cancel_work(&xid->work))
 		xcma_fsm_id_put(&xid->life.fsm);
 }
 
@@ -201,8 +200,8 @@ static void cancel_resolve_work(struct xcma_id *xid)
  * xcma_resolve_cancel_addr - the id is destroyed during ADDR_QUERY
  * @xid: the id
  *
- * Returns once addr_handler() and the loopback completion are not running
- * and will not run (unless called from that completion).
+ * Returns once addr_handler() is not running and will not run; a loopback
+ * completion already running holds its reference (cancel_resolve_work()).
  */
 void xcma_resolve_cancel_addr(struct xcma_id *xid)
 {
