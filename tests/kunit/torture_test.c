@@ -229,6 +229,8 @@ struct t_slot {
  * @left: operations still to draw
  * @drawn: operations drawn, by kind
  * @hash: hash of the drawn sequence (kind, slot, arguments)
+ * @cpus: the CPUs it ran operations on (only it writes them; read once it
+ *	has stopped)
  */
 struct t_thread {
 	struct task_struct *task;
@@ -236,7 +238,6 @@ struct t_thread {
 	unsigned int left;
 	unsigned long drawn[T_NOPS];
 	u32 hash;
-	/* the CPUs it ran operations on (its own, only it writes) */
 	unsigned long cpus;
 };
 
