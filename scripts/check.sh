@@ -227,6 +227,9 @@ kunit_vm() {
 plant() {
 	local name=$1 k=$2 reason=$3 cmd=$4 vlog=build/logs/plant-$1.log
 	shift 4
+	# (vm.sh deletes it too, unless it dies first: a syntax error while
+	# vm.sh was being edited once left an earlier run's to be parsed)
+	rm -f "build/vm/plant-$name.log"
 	if ! scripts/build-module.sh "$k" dropin harness >"$vlog" 2>&1; then
 		record FAIL "harness/$name (build)"
 		return
