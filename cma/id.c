@@ -77,14 +77,6 @@ bool xcma_id_in_callback(void)
 	return found;
 }
 
-#ifdef XCMA_PLANT_RACE
-/* the KCSAN lane's self-test (Kbuild XCMA_PLANT_RACE): no lock, no marking */
-static unsigned long plant_calls;
-#define plant_race() (plant_calls++)
-#else
-#define plant_race() do { } while (0)
-#endif
-
 /**
  * xcma_id_call_user - run the user's callback for an event
  * @xid: the id, entered (its handler mutex held)
@@ -101,7 +93,6 @@ int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev)
 	struct hlist_bl_head *head = cb_head(current);
 
 	lockdep_assert_held(&xid->life.handler_mutex);
-	plant_race();
 	trace_cm_event_handler(xid, ev);
 	hlist_bl_lock(head);
 	hlist_bl_add_head(&mark.node, head);

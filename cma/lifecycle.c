@@ -230,10 +230,30 @@ static inline int handler_subclass(struct xcma_life_id *id, int nested)
 	return nested ? SINGLE_DEPTH_NESTING : 0;
 }
 
+#ifdef XCMA_PLANT_RACE
+/*
+ * The KCSAN lane's self-test (Kbuild XCMA_PLANT_RACE): a flag every take
+ * of a handler lock writes and reads, with no lock and no marking, often
+ * enough per take (KCSAN samples one access in thousands) to be caught.
+ */
+static unsigned long plant_flag;
+#define plant_race()					\
+	do {						\
+		int i;					\
+		for (i = 0; i < 256; i++) {		\
+			plant_flag = !plant_flag;	\
+			barrier();			\
+		}					\
+	} while (0)
+#else
+#define plant_race() do { } while (0)
+#endif
+
 void xcma_plat_id_handler_lock(struct xcma_fsm_id *fsm, int nested)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
+	plant_race();
 	/* without lockdep the subclass is not even evaluated */
 	mutex_lock_nested(&id->handler_mutex, handler_subclass(id, nested));
 }
