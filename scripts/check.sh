@@ -497,6 +497,8 @@ one_layer() {
 		# not drift from it
 		run diagram/generated-from-table sh -c \
 			'make -s -C tests diagram && cmp build/doc/states.dot docs/states.dot'
+		# so are docs/model.md's scenario and mutant tables
+		run docs/model-tables-current scripts/model-tables.sh --check docs/model.md
 		echo "  $(grep -c '^PASS' "$res/$layer.txt") userspace cases passed"
 		;;
 	model)
