@@ -571,10 +571,12 @@ one_layer() {
 		run tsan/plant-missing-lock-caught make -s -C tests tsan-plant
 		head -4 build/logs/tsan-plant-missing-lock-caught.log | sed 's/^/  /'
 		echo "  tsan: $(($(date +%s) - ts0)) s for the scenarios on real threads and the plant"
-		# the README's state diagram is generated from the table: it may
+		# docs/lifecycle.md's state diagram is generated from the table: it may
 		# not drift from it
 		run diagram/generated-from-table sh -c \
 			'make -s -C tests diagram && cmp build/doc/states.dot docs/states.dot'
+		# so are docs/model.md's scenario and mutant tables
+		run docs/model-tables-current scripts/model-tables.sh --check docs/model.md
 		echo "  $(grep -c '^PASS' "$res/$layer.txt") userspace cases passed"
 		;;
 	model)

@@ -13,7 +13,7 @@
  * Every expectation is what the in-tree CM of 6.12 computes for the same
  * input; the function of drivers/infiniband/core/cma.c (or cm.c) it comes
  * from is named at each check. What is tested on a real transport and what
- * only here: see the README's transport table.
+ * only here: see docs/transports.md, the matrix.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
