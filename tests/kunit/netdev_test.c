@@ -21,6 +21,7 @@
 #include "../../cma/id.h"
 #include "../../cma/netdev.h"
 #include "cm_util.h"
+#include "gid_util.h"
 #include "xcma_kunit.h"
 
 #define PORT 18701
@@ -70,18 +71,6 @@ struct mac_restore {
 	u8 mac[ETH_ALEN];
 };
 
-static int set_mac(struct net_device *ndev, const u8 *mac)
-{
-	struct sockaddr sa = { .sa_family = ndev->type };
-	int ret;
-
-	memcpy(sa.sa_data, mac, ETH_ALEN);
-	rtnl_lock();
-	ret = dev_set_mac_address(ndev, &sa, NULL);
-	rtnl_unlock();
-	return ret;
-}
-
 /* @ip binds: rxe0 has the GID of that address of eth0 */
 static bool ip_gid_present(const char *ip, bool v6)
 {
@@ -94,37 +83,10 @@ static bool ip_gid_present(const char *ip, bool v6)
 	return !cm_bind_probe(&a, RDMA_PS_TCP, IB_QPT_RC);
 }
 
-/* the link-local GID @mac makes: ib_core's default GID (addrconf's EUI-64) */
-static void ll_gid(union ib_gid *gid, const u8 *mac)
-{
-	memset(gid, 0, sizeof(*gid));
-	gid->raw[0] = 0xfe;
-	gid->raw[1] = 0x80;
-	memcpy(&gid->raw[8], mac, 3);
-	gid->raw[8] ^= 2;
-	gid->raw[11] = 0xff;
-	gid->raw[12] = 0xfe;
-	memcpy(&gid->raw[13], mac + 3, 3);
-}
-
-static bool gid_present(struct ib_device *ibdev, struct net_device *ndev,
-			const union ib_gid *gid)
-{
-	const struct ib_gid_attr *attr;
-
-	/* rxe is RoCE v2: its GIDs are of the UDP-encapsulated type */
-	attr = rdma_find_gid_by_port(ibdev, gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
-				     1, ndev);
-	if (IS_ERR(attr))
-		return false;
-	rdma_put_gid_attr(attr);
-	return true;
-}
-
 /*
  * A new MAC makes ib_core's GID work item delete every GID of eth0, then
  * add the default GID of the new MAC, then the GIDs of eth0's IPv4 and
- * IPv6 addresses, in that order; it may run after set_mac() has returned.
+ * IPv6 addresses, in that order; it may run after the MAC change returned.
  * Wait until it has run, up to 10 s: the default GID of the MAC eth0 has
  * now is there and that of the MAC it left (@gone) is not, and the
  * addresses' GIDs, added last, are back.
@@ -145,13 +107,13 @@ static int wait_gids_follow_mac(struct net_device *ndev, const u8 *gone)
 
 	if (!ibdev)
 		return -ENODEV;
-	ll_gid(&now, ndev->dev_addr);
-	ll_gid(&old, gone);
+	gid_util_ll(&now, ndev->dev_addr);
+	gid_util_ll(&old, gone);
 	old_is_addr = ipv6_chk_addr(dev_net(ndev), (struct in6_addr *)old.raw,
 				    ndev, 1);
 	for (i = 0; i < 200 && ret; i++) {
-		if (gid_present(ibdev, ndev, &now) &&
-		    (old_is_addr || !gid_present(ibdev, ndev, &old)) &&
+		if (gid_util_present(ibdev, ndev, &now) &&
+		    (old_is_addr || !gid_util_present(ibdev, ndev, &old)) &&
 		    ip_gid_present("10.99.0.1", false) &&
 		    ip_gid_present("fd00:99::1", true))
 			ret = 0;
@@ -168,7 +130,7 @@ static void restore_mac(void *arg)
 	u8 gone[ETH_ALEN];
 
 	ether_addr_copy(gone, r->ndev->dev_addr);
-	if (set_mac(r->ndev, r->mac))
+	if (gid_util_set_mac(r->ndev, r->mac))
 		pr_err("xcma_netdev: eth0's MAC not restored\n");
 	else if (wait_gids_follow_mac(r->ndev, gone))
 		pr_err("xcma_netdev: rxe0's GIDs did not follow eth0's MAC back\n");
@@ -196,7 +158,7 @@ static struct net_device *eth0_new_mac(struct kunit *test, u8 *old)
 	mac[5] ^= 0x5a;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mac, r),
 			0);
-	KUNIT_ASSERT_EQ(test, set_mac(ndev, mac), 0);
+	KUNIT_ASSERT_EQ(test, gid_util_set_mac(ndev, mac), 0);
 	KUNIT_ASSERT_EQ(test, wait_gids_follow_mac(ndev, r->mac), 0);
 	return ndev;
 }
@@ -417,10 +379,10 @@ static void netdev_racing_removal(struct kunit *test)
 	ether_addr_copy(m1, ndev->dev_addr);
 	a = resolved(test, sa);
 	sa->block_on = RDMA_CM_EVENT_ADDR_CHANGE + 1;
-	KUNIT_ASSERT_EQ(test, set_mac(ndev, m0), 0);
+	KUNIT_ASSERT_EQ(test, gid_util_set_mac(ndev, m0), 0);
 	KUNIT_EXPECT_EQ(test, failover(test, ndev), 1);
 	KUNIT_ASSERT_TRUE(test, entered(sa));
-	KUNIT_ASSERT_EQ(test, set_mac(ndev, m1), 0);
+	KUNIT_ASSERT_EQ(test, gid_util_set_mac(ndev, m1), 0);
 	KUNIT_EXPECT_EQ(test, failover(test, ndev), 1);
 	g->cmd = CM_RXE_DELETE;
 	bg_start(test, g);

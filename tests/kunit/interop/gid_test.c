@@ -23,6 +23,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_cm.h>
 
+#include "../gid_util.h"
 #include "interop.h"
 
 #define ROUNDS 12
@@ -73,60 +74,27 @@ static int resolve_once(const struct interop_cm *cm, int *event)
 	return ret;
 }
 
-static int set_mac(struct net_device *ndev, const u8 *mac)
-{
-	struct sockaddr sa = { .sa_family = ndev->type };
-	int ret;
-
-	memcpy(sa.sa_data, mac, ETH_ALEN);
-	rtnl_lock();
-	ret = dev_set_mac_address(ndev, &sa, NULL);
-	rtnl_unlock();
-	return ret;
-}
-
-/* ib_core's default GID of @mac (the EUI-64 link-local) is in rxe0's table */
+/* the default GID of @mac is in rxe0's table */
 static bool ll_gid_present(struct ib_device *ibdev, struct net_device *ndev,
 			   const u8 *mac)
 {
-	union ib_gid gid = { .raw = { 0xfe, 0x80 } };
-	const struct ib_gid_attr *attr;
+	union ib_gid gid;
 
-	memcpy(&gid.raw[8], mac, 3);
-	gid.raw[8] ^= 2;
-	gid.raw[11] = 0xff;
-	gid.raw[12] = 0xfe;
-	memcpy(&gid.raw[13], mac + 3, 3);
-	attr = rdma_find_gid_by_port(ibdev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
-				     1, ndev);
-	if (IS_ERR(attr))
-		return false;
-	rdma_put_gid_attr(attr);
-	return true;
+	gid_util_ll(&gid, mac);
+	return gid_util_present(ibdev, ndev, &gid);
 }
 
 /* the IPv4 and IPv6 address GIDs, the work item's last adds, are in */
 static bool addr_gids_present(struct ib_device *ibdev, struct net_device *ndev)
 {
 	union ib_gid gid;
-	const struct ib_gid_attr *attr;
-	struct in6_addr a6;
 
 	ipv6_addr_set_v4mapped(in_aton("10.99.0.1"), (struct in6_addr *)&gid);
-	attr = rdma_find_gid_by_port(ibdev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
-				     1, ndev);
-	if (IS_ERR(attr))
+	if (!gid_util_present(ibdev, ndev, &gid))
 		return false;
-	rdma_put_gid_attr(attr);
-	if (in6_pton("fd00:99::1", -1, a6.s6_addr, -1, NULL) != 1)
+	if (in6_pton("fd00:99::1", -1, gid.raw, -1, NULL) != 1)
 		return false;
-	memcpy(gid.raw, a6.s6_addr, sizeof(gid.raw));
-	attr = rdma_find_gid_by_port(ibdev, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
-				     1, ndev);
-	if (IS_ERR(attr))
-		return false;
-	rdma_put_gid_attr(attr);
-	return true;
+	return gid_util_present(ibdev, ndev, &gid);
 }
 
 struct tally {
@@ -146,7 +114,7 @@ static void one_change(struct kunit *test, const struct interop_cm *cm,
 {
 	int i, ret, event;
 
-	KUNIT_ASSERT_EQ(test, set_mac(ndev, to), 0);
+	KUNIT_ASSERT_EQ(test, gid_util_set_mac(ndev, to), 0);
 	for (i = 0; i < 400; i++) {
 		bool done = ll_gid_present(ibdev, ndev, to) &&
 			    (from_is_addr || !ll_gid_present(ibdev, ndev, from)) &&
