@@ -700,6 +700,11 @@ one_layer() {
 		# the debug kernel.
 		# KTAP parsing and kunit_results on synthetic consoles (no VM)
 		ktap_fixtures
+		# a boot that brings up fewer vCPUs than asked (maxcpus=1 on
+		# stock 6.12, two asked): every concurrency test would pass on
+		# one CPU, so the run fails
+		fails_for cpus-missing '1 of 2 CPUs online' scripts/vm.sh -q -k 6.12 \
+			-o build/vm/plant-cpus-missing.log -a maxcpus=1 -- true
 		# a style checker missing, or one that flags nothing
 		fails_for lint-checkpatch-missing 'checkpatch: .* not found' \
 			env XCMA_CHECKPATCH=/nonexistent/checkpatch.pl scripts/lint.sh checkpatch
