@@ -210,7 +210,27 @@ kunit_boot() {
 	cat "build/logs/ktap-$boot.txt" >>"$res/$layer.txt"
 	echo "  $boot: $(grep -c '^PASS' "build/logs/ktap-$boot.txt") passed"
 	grep -v '^PASS' "build/logs/ktap-$boot.txt" | sed 's/^/  /'
+	grep -q '^FAIL kunit/' "build/logs/ktap-$boot.txt" && kunit_fail_excerpts "$log"
 	[ "$vrc" = 0 ] && record PASS "vm/$boot-clean-console" || record FAIL "vm/$boot-clean-console"
+}
+# kunit_fail_excerpts LOG: what the console said between a failed case's
+# previous result and its "not ok" (its expectations, a row's dump), on
+# stdout: CI keeps only make check's output, not build/vm
+kunit_fail_excerpts() {
+	awk -v max="${XCMA_FAIL_LINES:-150}" '
+	/^\[ *[0-9.]+\] +(KTAP version|# Subtest:|(not )?ok [0-9]+ )/ {
+		if ($0 ~ /\] +not ok [0-9]+ /) {
+			print "  --- console before: " $0
+			for (i = 0; i < n && i < max; i++)
+				print "    | " buf[i]
+			if (n > max)
+				print "    | ... " n - max " more lines in the log"
+		}
+		n = 0
+		next
+	}
+	/^\[ *[0-9.]+\] / { buf[n++] = $0 }
+	' "$1"
 }
 # kunit_vm BOOT KO CMD [vm.sh options]: a boot of the debug kernel that
 # inserts the KUnit module KO with CMD, and its verdicts

@@ -207,6 +207,10 @@ struct rm_owner;
  * @dev_at_remove: for @hold: the device it held when .remove returned
  * @other_children: a wildcard listener's children on other devices (rxe0
  *	under a siw0 row) when armed: they stay, unless it is destroyed
+ * @dev_children: its child on the row's device when armed (0 or 1):
+ *	gone when .remove returns, unless the listener's own destroy is
+ *	running in another thread: then the child has let go of the device
+ *	(.remove waits for that) but may not have been freed yet
  * @pd: PD of the id's QP, NULL if none
  * @cq: CQ of the id's QP
  * @cm_id: its ib_cm or iw_cm connection when armed
@@ -243,6 +247,7 @@ struct rm_slot {
 	bool hold;
 	void *dev_at_remove;
 	int other_children;
+	int dev_children;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	const void *cm_id;
@@ -371,8 +376,10 @@ enum rm_phase { RM_SETUP, RM_ARMED, RM_REMOVED, RM_READDED };
  * @alive_at_remove: ids alive when .remove returned
  * @kept_children: children on other devices of held wildcard listeners
  *	nobody destroys, when .remove returned
- * @racing_children: the same of those a racer is destroying (each may be
- *	gone or not, whichever wins)
+ * @racing_children: the same of those a racer is destroying, and their
+ *	children on the row's device (each may be gone or not: a child the
+ *	racer's destroy took frees itself after it let go of the device,
+ *	which is all .remove waits for, as in-tree)
  * @t_remove: when the watch saw it return
  * @routes: rdma_resolve_route() calls of the row
  * @sa_queries: path record queries the emulated SA got (IB run)
@@ -1563,7 +1570,8 @@ static void rm_watch(struct work_struct *work)
 			continue;
 		s->dev_at_remove = rm_holds(s);
 		if (READ_ONCE(s->destroying))
-			r->racing_children += s->other_children;
+			r->racing_children += s->other_children +
+					      s->dev_children;
 		else
 			r->kept_children += s->other_children;
 	}
@@ -1602,6 +1610,7 @@ static int rm_arm(struct rm_run *r)
 			s->listen_cm_id = r->dev->iw ? (void *)cx->iw_listen_id :
 						       (void *)cx->listen_cm_id;
 			s->other_children--;
+			s->dev_children++;
 		}
 	}
 	mutex_unlock(&xcma_life.lock);
