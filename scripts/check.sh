@@ -22,15 +22,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
-all_layers="deps userspace model mutants build kunit style harness interop stock user install"
+all_layers="deps userspace model mutants build kunit interop style harness stock user install"
 # not yet in a default run (issue 22): XCMA_LAYERS="... kunit kcsan ..." runs it
 opt_layers="kcsan"
 layers=${XCMA_LAYERS:-$all_layers}
-# Every VM is one TCG thread (a one-CPU guest, or thread=single), so one
-# VM keeps one of the machine's two cores busy. The KUnit layer's boots
-# (the longest) therefore run in a second lane, beside the layers after
-# it, with the user layer's debug-kernel boots; its output is printed
-# when it ends. XCMA_LANES=1: one after another.
+# A stock kernel's VM is one TCG thread; a debug kernel's has one per
+# vCPU (multi-threaded TCG). The debug kernels' layers (kunit, interop,
+# kcsan: the longest) run in a second lane, beside the layers after them,
+# with the user layer's debug-kernel boots; its output is printed when
+# it ends. XCMA_LANES=1: one after another.
 lanes=${XCMA_LANES:-2}
 t0=$(date +%s)
 
@@ -256,7 +256,9 @@ plant() {
 		record FAIL "harness/$name (build)"
 		return
 	fi
-	if scripts/vm.sh -q -k "$k" -o "build/vm/plant-$name.log" \
+	# (one vCPU: a plant shows that a report fails the run, which needs
+	# no parallelism, and leaves the other core to the KUnit lane)
+	if XCMA_VM_CPUS=1 scripts/vm.sh -q -k "$k" -o "build/vm/plant-$name.log" \
 		-f "build/mod/$k-harness/tests/harness/harness_plant.ko" "$@" -- "$cmd" 2>"$vlog"; then
 		record FAIL "harness/$name (the run passed)"
 	elif grep -qE "$reason" "$vlog"; then
@@ -708,6 +710,9 @@ one_layer() {
 		# the user layer's boots of this kernel run in this lane
 		has_layer user && user_debug_kernel
 		;;
+	interop-build)
+		run build/kunit-side-by-side scripts/build-module.sh kunit sbs
+		;;
 	interop)
 		# xcma (side by side) and the in-tree rdma_cm in one boot,
 		# connecting to each other over rxe0 (xcma_interop) and siw0
@@ -904,12 +909,12 @@ one_layer() {
 	echo "   ($(( $(date +%s) - ls0 )) s)"
 }
 
-# the debug kernels' layers (kunit, kcsan) run in the second lane, one
-# after the other; their builds run first, in this one
+# the debug kernels' layers (kunit, interop, kcsan) run in the second
+# lane, one after the other; their builds run first, in this one
 lane2= lane2_layers=
 for layer in $layers; do
 	case $layer in
-	kunit | kcsan)
+	kunit | interop | kcsan)
 		layer=$layer-build one_layer
 		if [ "$lanes" -gt 1 ]; then
 			lane2_layers+=" $layer"
