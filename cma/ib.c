@@ -404,9 +404,12 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		if (xcma_ops->send_mra(cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
 			pr_debug("xcma: MRA not sent\n");
 	}
-	ret = xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
-	if (ret == XCMA_FSM_DESTROYED)
-		ret = -ECONNABORTED;
+	/*
+	 * Non-zero: the conn id is destroyed, and ib_cm gets the user's value
+	 * as it is, as in-tree: for -ENOMEM it sends no REJ and the peer
+	 * retries its REQ (rdma_ucm's answer when a backlog is full).
+	 */
+	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;

@@ -293,9 +293,8 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 		conn->iw_id = NULL;
 		kfree(link);
 	}
-	ret = xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
-	if (ret == XCMA_FSM_DESTROYED)
-		ret = -ECONNABORTED;
+	/* non-zero: the conn id is destroyed; the user's value as in-tree */
+	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;

@@ -355,6 +355,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret)
 		goto out; /* conn is gone */
+	xcma_id_track(conn);
 	/* the conn id takes over the ib_cm id; ib_cm sends it nothing more */
 	conn->cm_id = cm_id;
 	cm_id->context = conn;
@@ -362,9 +363,8 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_id_call_user(conn, &ev);
 	if (ret)
 		conn->cm_id = NULL; /* ib_cm destroys it when we return */
-	ret = xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
-	if (ret == XCMA_FSM_DESTROYED)
-		ret = -ECONNABORTED;
+	/* non-zero: the conn id is destroyed; the user's value as in-tree */
+	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;

@@ -272,6 +272,68 @@ static void listen_backlog_not_enforced(struct kunit *test)
 	rdma_destroy_id(lis);
 }
 
+/*
+ * A CONNECT_REQUEST callback's -ENOMEM is not a refusal: ib_cm gets the
+ * user's value as it is (in-tree cma_ib_req_handler() returns it), and
+ * for -ENOMEM in REQ_RCVD it sends no REJ, so that the peer's REQ is
+ * retried once its response timeout expires. rdma_ucm answers -ENOMEM
+ * when a listener's backlog is full: a connection storm waits for room
+ * instead of being rejected. Here the listener refuses the first REQ
+ * with -ENOMEM and accepts the retry; the client never hears REJECTED.
+ */
+static atomic_t enomem_left;
+static atomic_t enomem_given;
+
+static int enomem_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST &&
+	    atomic_dec_if_positive(&enomem_left) >= 0) {
+		atomic_inc(&enomem_given);
+		return -ENOMEM;
+	}
+	return cm_handler(id, ev);
+}
+
+static void request_enomem_is_retried(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_ESTABLISHED };
+	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST,
+					RDMA_CM_EVENT_ESTABLISHED };
+	struct side *cs = cm_new_side(test), *ss = cm_new_side(test);
+	struct sockaddr_storage l;
+	struct rdma_cm_id *cli, *lis;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	atomic_set(&enomem_left, 1);
+	atomic_set(&enomem_given, 0);
+	lis = rdma_create_id(&init_net, enomem_handler, ss, RDMA_PS_TCP,
+			     IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lis));
+	ss->listener = lis;
+	cm_addr4(&l, "10.99.0.1", 18616);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 1), 0);
+	cli = client(test, cs, 18616, 0, &pd, &cq);
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(cs, false, 3));
+	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 2));
+	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, atomic_read(&enomem_given), 1);
+	KUNIT_EXPECT_EQ(test, ss->n, 0);
+	KUNIT_EXPECT_EQ(test, ss->nconns, 1);
+
+	cm_free_qp(cli, pd, cq);
+	rdma_destroy_id(cli);
+	if (ss->conn) {
+		cm_free_qp(ss->conn, ss->pd, ss->cq);
+		rdma_destroy_id(ss->conn);
+	}
+	rdma_destroy_id(lis);
+}
+
 /* ---- disconnect ---- */
 
 /*
@@ -1051,6 +1113,7 @@ static int cm2_suite_init(struct kunit_suite *suite)
 
 static struct kunit_case cm2_cases[] = {
 	KUNIT_CASE_SLOW(listen_backlog_not_enforced),
+	KUNIT_CASE_SLOW(request_enomem_is_retried),
 	KUNIT_CASE_SLOW(disconnect_both_sides_at_once),
 	KUNIT_CASE_SLOW(disconnect_twice_one_side),
 	KUNIT_CASE_PARAM(destroy_in_state, destroy_state_gen_params),

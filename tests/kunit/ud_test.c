@@ -531,6 +531,14 @@ static void ud_exchange(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, (char *)p->conn.pdata, "hi ud");
 	KUNIT_EXPECT_EQ(test, p->conn.id->qp_type, IB_QPT_UD);
 	KUNIT_EXPECT_EQ(test, p->conn.id->ps, v->ps);
+	/*
+	 * listed in restrack (rdma res show cm_id) as every id with a
+	 * device, the SIDR REQ's as the RC REQ's (in-tree: the attach of
+	 * both adds the entry)
+	 */
+	KUNIT_EXPECT_TRUE(test, xcma_id_of(p->conn.id)->res.valid);
+	KUNIT_EXPECT_PTR_EQ(test, rdma_res_to_id(&xcma_id_of(p->conn.id)->res),
+			    p->conn.id);
 
 	/* ESTABLISHED: rdma_ud_param of the conn id's QP */
 	KUNIT_EXPECT_EQ(test, p->cli.remote_qpn, p->conn.id->qp->qp_num);
