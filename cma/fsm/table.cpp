@@ -68,12 +68,19 @@ constexpr Rule rules[] = {
 	/* rdma_accept(): state must be CONNECT, handler lock held */
 	{ XCMA_EV_ACCEPT, "accept", kOp, bit(XCMA_FSM_CONNECT), kSame, kNone,
 	  true, kInval },
-	/* rdma_reject(), rdma_disconnect(): need a connection (cm_id) */
-	{ XCMA_EV_REJECT, "reject", kOp, bit(XCMA_FSM_CONNECT), kSame, kNone,
+	/*
+	 * rdma_reject(), rdma_disconnect(): need a connection (cm_id). The
+	 * in-tree ones check nothing else: after DEVICE_REMOVAL an id that
+	 * still has its connection moves its QP to ERR and sends the DREQ
+	 * (RDS disconnects, then waits for its QP to flush, then destroys)
+	 */
+	{ XCMA_EV_REJECT, "reject", kOp,
+	  bit(XCMA_FSM_CONNECT) | bit(XCMA_FSM_DEVICE_REMOVAL), kSame, kNone,
 	  false, kInval },
 	{ XCMA_EV_DISCONNECT, "disconnect", kOp,
-	  bit(XCMA_FSM_CONNECT) | bit(XCMA_FSM_DISCONNECT), kSame, kNone, false,
-	  kInval },
+	  bit(XCMA_FSM_CONNECT) | bit(XCMA_FSM_DISCONNECT) |
+		  bit(XCMA_FSM_DEVICE_REMOVAL),
+	  kSame, kNone, false, kInval },
 	/* cma_ib_req_handler(): the listener must still listen */
 	{ XCMA_EV_REQ_ON_LISTENER, "req_on_listener", kOp, bit(XCMA_FSM_LISTEN),
 	  kSame, kNone, true, -XCMA_ECONNABORTED },

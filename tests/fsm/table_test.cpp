@@ -80,10 +80,12 @@ Expect expected(unsigned s, unsigned ev)
 	case XCMA_EV_LISTEN_UNDO:
 		return only(LISTEN, ADDR_BOUND);
 	case XCMA_EV_ACCEPT: /* rdma_accept: state != CONNECT -> -EINVAL */
-	case XCMA_EV_REJECT:
 		return only(CONNECT, SAME);
-	case XCMA_EV_DISCONNECT: /* initiate, or respond to a DREQ */
-		return { s == CONNECT || s == DISCONNECT, s, kEINVAL, -1 };
+	case XCMA_EV_REJECT: /* rdma_reject: only the cm_id is checked */
+		return { s == CONNECT || s == DEVICE_REMOVAL, s, kEINVAL, -1 };
+	case XCMA_EV_DISCONNECT: /* initiate, answer a DREQ, or after removal */
+		return { s == CONNECT || s == DISCONNECT || s == DEVICE_REMOVAL,
+			 s, kEINVAL, -1 };
 	case XCMA_EV_REQ_ON_LISTENER: /* cma_ib_req_handler */
 		return { s == LISTEN, s, kECONNABORTED, -1 };
 	case XCMA_EV_SEND_MRA: /* cma_ib_req_handler, after the callback */

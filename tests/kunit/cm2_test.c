@@ -334,6 +334,113 @@ static void request_enomem_is_retried(struct kunit *test)
 	rdma_destroy_id(lis);
 }
 
+/* ---- a consumer that disconnects and drains on removal (RDS) ---- */
+
+/*
+ * RDS answers DEVICE_REMOVAL by dropping the connection: its callback
+ * returns 0 and its shutdown work calls rdma_disconnect(), waits for the
+ * receive ring to flush, then destroys the QP and the id. The in-tree
+ * rdma_disconnect() checks only that the id has an ib_cm id: after
+ * DEVICE_REMOVAL it still moves the QP to ERR and sends the DREQ, so the
+ * flush comes and the removal, which waits for the destroys, ends.
+ */
+struct drain {
+	struct pair *p;
+	struct work_struct work;
+	int disc[2];
+	int flush[2];
+};
+
+/* the status of the next completion of @cq, -ETIMEDOUT after ~2 s */
+static int drain_wait(struct ib_cq *cq)
+{
+	struct ib_wc wc;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (ib_poll_cq(cq, 1, &wc) == 1)
+			return wc.status;
+		usleep_range(1000, 3000);
+	}
+	return -ETIMEDOUT;
+}
+
+static void drain_work(struct work_struct *work)
+{
+	struct drain *d = container_of(work, struct drain, work);
+	struct pair *p = d->p;
+
+	/* both ends and the listener heard DEVICE_REMOVAL, and returned 0 */
+	cm_wait_events(p->cs, false, 4);
+	cm_wait_events(p->ss, true, 3);
+	cm_wait_events(p->ss, false, 1);
+	d->disc[0] = rdma_disconnect(p->cli);
+	d->disc[1] = rdma_disconnect(p->ss->conn);
+	d->flush[0] = drain_wait(p->cq);
+	d->flush[1] = drain_wait(p->ss->cq);
+	pair_destroy(p);
+}
+
+/* rxe0's IPv4 and IPv6 address GIDs are back (ib_core adds them later) */
+static bool rxe0_addrs_usable(void)
+{
+	struct sockaddr_storage a4, a6;
+	int i;
+
+	cm_addr4(&a4, "10.99.0.1", 0);
+	cm_addr6(&a6, "fd00:99::1", 0);
+	for (i = 0; i < 200; i++) {
+		if (!cm_bind_probe(&a4, RDMA_PS_TCP, IB_QPT_RC) &&
+		    !cm_bind_probe(&a6, RDMA_PS_TCP, IB_QPT_RC))
+			return true;
+		msleep(50);
+	}
+	return false;
+}
+
+static int post_empty_recv(struct rdma_cm_id *id)
+{
+	struct ib_recv_wr wr = { .wr_id = 1 };
+
+	return ib_post_recv(id->qp, &wr, NULL);
+}
+
+static void removal_disconnect_drain(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_ESTABLISHED,
+					RDMA_CM_EVENT_DEVICE_REMOVAL };
+	static const int want_conn[] = { RDMA_CM_EVENT_CONNECT_REQUEST,
+					 RDMA_CM_EVENT_ESTABLISHED,
+					 RDMA_CM_EVENT_DEVICE_REMOVAL };
+	static const int want_lis[] = { RDMA_CM_EVENT_DEVICE_REMOVAL };
+	struct pair p = {};
+	struct drain d = { .p = &p };
+
+	pair_connect(test, &p, 18617, 0);
+	KUNIT_ASSERT_EQ(test, post_empty_recv(p.cli), 0);
+	KUNIT_ASSERT_EQ(test, post_empty_recv(p.ss->conn), 0);
+	INIT_WORK_ONSTACK(&d.work, drain_work);
+	schedule_work(&d.work);
+	KUNIT_EXPECT_EQ(test, cm_rxe_delete(test), 0);
+	flush_work(&d.work);
+	destroy_work_on_stack(&d.work);
+	KUNIT_EXPECT_EQ_MSG(test, d.disc[0], 0, "client: rdma_disconnect()");
+	KUNIT_EXPECT_EQ_MSG(test, d.disc[1], 0, "conn: rdma_disconnect()");
+	KUNIT_EXPECT_EQ_MSG(test, d.flush[0], IB_WC_WR_FLUSH_ERR,
+			    "client: its receive flushed");
+	KUNIT_EXPECT_EQ_MSG(test, d.flush[1], IB_WC_WR_FLUSH_ERR,
+			    "conn: its receive flushed");
+	cm_expect_events(test, p.cs, false, want_cli, ARRAY_SIZE(want_cli));
+	cm_expect_events(test, p.ss, true, want_conn, ARRAY_SIZE(want_conn));
+	cm_expect_events(test, p.ss, false, want_lis, ARRAY_SIZE(want_lis));
+	KUNIT_ASSERT_EQ(test, cm_rxe_add(test), 0);
+	cm_expect_rxe0_idle(test);
+	/* the next cases resolve at once: both address GIDs back first */
+	KUNIT_EXPECT_TRUE(test, rxe0_addrs_usable());
+}
+
 /* ---- disconnect ---- */
 
 /*
@@ -1129,6 +1236,8 @@ static struct kunit_case cm2_cases[] = {
 	KUNIT_CASE_SLOW(resolve_unreachable_ipv6),
 	KUNIT_CASE(answer_private_data_too_long),
 	KUNIT_CASE_SLOW(connect_unreachable),
+	/* last: it deletes and re-adds rxe0 */
+	KUNIT_CASE_SLOW(removal_disconnect_drain),
 	{}
 };
 
