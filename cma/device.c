@@ -319,6 +319,8 @@ int xcma_device_acquire(struct xcma_id *xid)
 			}
 			xid->id.device = dev->ibdev;
 			xid->id.port_num = port;
+			da->transport =
+				rdma_node_get_transport(dev->ibdev->node_type);
 			da->sgid_attr = attr;
 			xcma_id_track(xid);
 			goto out;
@@ -399,6 +401,7 @@ int xcma_device_acquire_loopback(struct xcma_id *xid)
 		ib_addr_set_pkey(da, pkey);
 		xid->id.device = found->ibdev;
 		xid->id.port_num = port;
+		da->transport = rdma_node_get_transport(found->ibdev->node_type);
 		xcma_id_track(xid);
 	}
 	mutex_unlock(&devices_lock);
@@ -467,6 +470,8 @@ int xcma_device_acquire_ib(struct xcma_id *xid, const union ib_gid *dgid,
 				goto out;
 			xid->id.device = dev->ibdev;
 			xid->id.port_num = port;
+			xid->id.route.addr.dev_addr.transport =
+				rdma_node_get_transport(dev->ibdev->node_type);
 			xcma_id_track(xid);
 			goto out;
 		}

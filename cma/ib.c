@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 
 #include "addr.h"
@@ -224,7 +225,42 @@ struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 	conn->id.route.addr.src_addr = *local;
 	conn->id.route.addr.dst_addr = *remote;
 	conn->id.device = listener->id.device;
+	conn->id.route.addr.dev_addr.transport =
+		rdma_node_get_transport(conn->id.device->node_type);
 	return conn;
+}
+
+/**
+ * xcma_ib_conn_copy_l2 - a passive id's hardware address from its GID
+ * @da: the id's
+ * @attr: the GID the request came in on, may be NULL
+ *
+ * That of the GID's netdev: its ifindex, type, hardware and broadcast
+ * addresses, as in-tree cma_ib_new_conn_id() copies them from the netdev
+ * cma_get_net_dev() found.
+ *
+ * Return: 0, or -ENODEV if the GID has no netdev.
+ */
+int xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
+			 const struct ib_gid_attr *attr)
+{
+	struct net_device *ndev;
+	int ret = -ENODEV;
+
+	if (!attr)
+		return ret;
+	rcu_read_lock();
+	ndev = xcma_ops->gid_attr_ndev_rcu(attr);
+	if (!IS_ERR(ndev)) {
+		/* (ib_core's rdma_copy_src_l2_addr() is not in its headers) */
+		da->bound_dev_if = ndev->ifindex;
+		da->dev_type = ndev->type;
+		memcpy(da->src_dev_addr, ndev->dev_addr, MAX_ADDR_LEN);
+		memcpy(da->broadcast, ndev->broadcast, MAX_ADDR_LEN);
+		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
 }
 
 static struct xcma_id *new_conn(struct xcma_id *listener,
@@ -249,7 +285,16 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	conn->id.route.num_pri_alt_paths = 1;
 	conn->id.port_num = req->port;
 	da = &conn->id.route.addr.dev_addr;
-	rdma_addr_set_sgid(da, &req->primary_path->sgid);
+	/*
+	 * RoCE: the hardware address of the netdev the REQ came in on, as
+	 * in-tree (cma_ib_new_conn_id()'s rdma_copy_src_l2_addr()): its
+	 * ifindex, type, MAC and broadcast address (a bond's ADDR_CHANGE and
+	 * a UD join look for them); the source GID is the IP address's
+	 */
+	if (local->ss_family == AF_IB ||
+	    !rdma_protocol_roce(conn->id.device, req->port) ||
+	    xcma_ib_conn_copy_l2(da, req->ppath_sgid_attr))
+		rdma_addr_set_sgid(da, &req->primary_path->sgid);
 	rdma_addr_set_dgid(da, &req->primary_path->dgid);
 	/* an AF_IB id's hardware address (in-tree cma_ib_new_conn_id()) */
 	if (local->ss_family != AF_IB)
@@ -389,6 +434,11 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret)
 		goto out; /* conn is gone */
+	/* attached: the GID the REQ came in on is the id's, as in-tree */
+	if (req->ppath_sgid_attr) {
+		xcma_ops->hold_gid_attr(req->ppath_sgid_attr);
+		conn->id.route.addr.dev_addr.sgid_attr = req->ppath_sgid_attr;
+	}
 	xcma_id_track(conn);
 	/* the conn id takes over the ib_cm id */
 	conn->cm_id = cm_id;

@@ -22,6 +22,11 @@ struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr);
 void xcma_ib_sib_set(struct sockaddr_storage *ss, __be16 pkey,
 		     __be32 flowinfo, const union ib_gid *gid, __be64 sid,
 		     __be64 sid_mask);
+struct rdma_dev_addr;
+struct ib_gid_attr;
+
+int xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
+			 const struct ib_gid_attr *attr);
 struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 				   enum ib_qp_type qp_type,
 				   const struct sockaddr_storage *local,

@@ -254,6 +254,7 @@ static struct xcma_id *iw_new_conn(struct xcma_id *listener,
  */
 static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 {
+	const struct ib_gid_attr *attr;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
 	struct iw_link *link;
@@ -281,6 +282,13 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 		kfree(link);
 		goto out; /* conn is gone */
 	}
+	/*
+	 * attached: the port's GID (an iWARP port has one, its netdev's MAC)
+	 * is the id's, as in-tree cma_iw_acquire_dev() binds it
+	 */
+	attr = xcma_ops->get_gid_attr(conn->id.device, conn->id.port_num, 0);
+	if (!IS_ERR(attr))
+		conn->id.route.addr.dev_addr.sgid_attr = attr;
 	xcma_id_track(conn);
 	/* no callback of @iw before this one returns: no lock needed */
 	link->xid = conn;

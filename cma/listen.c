@@ -212,6 +212,8 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 	child->bind.afonly = p->bind.afonly;
 	child->backlog = p->backlog;
 	child->id.device = dev->ibdev;
+	child->id.route.addr.dev_addr.transport =
+		rdma_node_get_transport(dev->ibdev->node_type);
 	child->id.port_num = rdma_start_port(dev->ibdev);
 	/* found by a REQ through the parent's port; unbound when freed */
 	xcma_port_share(&child->bind, &p->bind);

@@ -43,6 +43,7 @@ enum xcma_transport {
  * @translate_ip: rdma_translate_ip()
  * @find_gid_by_port: rdma_find_gid_by_port()
  * @put_gid_attr: rdma_put_gid_attr()
+ * @hold_gid_attr: rdma_hold_gid_attr()
  * @gid_attr_ndev_rcu: rdma_read_gid_attr_ndev_rcu()
  * @create_cm_id: ib_create_cm_id()
  * @destroy_cm_id: ib_destroy_cm_id()
@@ -104,6 +105,7 @@ struct xcma_ops {
 						      u32 port,
 						      struct net_device *ndev);
 	void (*put_gid_attr)(const struct ib_gid_attr *attr);
+	void (*hold_gid_attr)(const struct ib_gid_attr *attr);
 	struct net_device *(*gid_attr_ndev_rcu)(const struct ib_gid_attr *attr);
 	struct ib_cm_id *(*create_cm_id)(struct ib_device *dev,
 					 ib_cm_handler handler, void *context);
@@ -227,6 +229,7 @@ static inline enum xcma_transport xcma_ops_port_transport(struct ib_device *dev,
 	.translate_ip = rdma_translate_ip,			\
 	.find_gid_by_port = rdma_find_gid_by_port,		\
 	.put_gid_attr = rdma_put_gid_attr,			\
+	.hold_gid_attr = rdma_hold_gid_attr,			\
 	.gid_attr_ndev_rcu = rdma_read_gid_attr_ndev_rcu,	\
 	.create_cm_id = ib_create_cm_id,			\
 	.destroy_cm_id = ib_destroy_cm_id,			\

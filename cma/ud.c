@@ -342,9 +342,13 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		if (!xcma_addr_is_any((struct sockaddr *)&local))
 			xcma_translate_ib((struct sockaddr_ib *)&local,
 					  &conn->id.route.addr.dev_addr);
-	} else if (req->sgid_attr) {
+	} else if (req->sgid_attr &&
+		   (!rdma_protocol_roce(conn->id.device, req->port) ||
+		    xcma_ib_conn_copy_l2(&conn->id.route.addr.dev_addr,
+					 req->sgid_attr))) {
 		union ib_gid gid = req->sgid_attr->gid;
 
+		/* RoCE: the netdev's hardware address instead, as in-tree */
 		rdma_addr_set_sgid(&conn->id.route.addr.dev_addr, &gid);
 	}
 
@@ -355,6 +359,11 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret)
 		goto out; /* conn is gone */
+	/* attached: the GID the SIDR REQ came in on is the id's, as in-tree */
+	if (req->sgid_attr) {
+		xcma_ops->hold_gid_attr(req->sgid_attr);
+		conn->id.route.addr.dev_addr.sgid_attr = req->sgid_attr;
+	}
 	xcma_id_track(conn);
 	/* the conn id takes over the ib_cm id; ib_cm sends it nothing more */
 	conn->cm_id = cm_id;

@@ -290,6 +290,12 @@ f_find_gid_by_port(struct ib_device *dev, const union ib_gid *gid,
 	return attr;
 }
 
+static void f_hold_gid_attr(const struct ib_gid_attr *attr)
+{
+	atomic_inc(&fx.gids);
+	xcma_kernel_ops.hold_gid_attr(attr);
+}
+
 static void f_put_gid_attr(const struct ib_gid_attr *attr)
 {
 	atomic_dec(&fx.gids);
@@ -524,6 +530,7 @@ static const struct xcma_ops fault_ops = {
 	.translate_ip = f_translate_ip,
 	.find_gid_by_port = f_find_gid_by_port,
 	.put_gid_attr = f_put_gid_attr,
+	.hold_gid_attr = f_hold_gid_attr,
 	.gid_attr_ndev_rcu = f_gid_attr_ndev_rcu,
 	.create_cm_id = f_create_cm_id,
 	.destroy_cm_id = f_destroy_cm_id,

@@ -273,6 +273,12 @@ rg_find_gid_by_port(struct ib_device *dev, const union ib_gid *gid,
 	return attr;
 }
 
+static void rg_hold_gid_attr(const struct ib_gid_attr *attr)
+{
+	atomic_inc(&rg.gids);
+	xcma_kernel_ops.hold_gid_attr(attr);
+}
+
 static void rg_put_gid_attr(const struct ib_gid_attr *attr)
 {
 	atomic_dec(&rg.gids);
@@ -718,6 +724,7 @@ static int rg_init(struct kunit *test)
 	rg_ops.addr_cancel = rg_addr_cancel;
 	rg_ops.find_gid_by_port = rg_find_gid_by_port;
 	rg_ops.put_gid_attr = rg_put_gid_attr;
+	rg_ops.hold_gid_attr = rg_hold_gid_attr;
 	rg_ops.create_cm_id = rg_create_cm_id;
 	rg_ops.destroy_cm_id = rg_destroy_cm_id;
 	rg_ops.insert_listen = rg_insert_listen;

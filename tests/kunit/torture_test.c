@@ -418,6 +418,12 @@ t_find_gid_by_port(struct ib_device *dev, const union ib_gid *gid,
 	return attr;
 }
 
+static void t_hold_gid_attr(const struct ib_gid_attr *attr)
+{
+	atomic_inc(&t_gids);
+	xcma_kernel_ops.hold_gid_attr(attr);
+}
+
 static void t_put_gid_attr(const struct ib_gid_attr *attr)
 {
 	atomic_dec(&t_gids);
@@ -1780,6 +1786,7 @@ static int torture_init(struct kunit_suite *suite)
 	t_ops.destroy_qp = t_destroy_qp;
 	t_ops.find_gid_by_port = t_find_gid_by_port;
 	t_ops.put_gid_attr = t_put_gid_attr;
+	t_ops.hold_gid_attr = t_hold_gid_attr;
 	xcma_ops_set(&t_ops);
 	return 0;
 }

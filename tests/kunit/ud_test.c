@@ -551,7 +551,15 @@ static void ud_exchange(struct kunit *test)
 			p->cli.id->port_num);
 	grh = rdma_ah_read_grh(&p->cli.ah_attr);
 	KUNIT_EXPECT_NOT_NULL(test, grh->sgid_attr);
-	rdma_addr_get_sgid(&p->conn.id->route.addr.dev_addr, &sgid);
+	/*
+	 * the AH leads to the GID the SIDR REQ came in on, the conn id's
+	 * (on RoCE its hardware address is the netdev's MAC, as in-tree:
+	 * the GID is read from its GID attribute, or its IP address)
+	 */
+	KUNIT_ASSERT_NOT_NULL(test, p->conn.id->route.addr.dev_addr.sgid_attr);
+	sgid = p->conn.id->route.addr.dev_addr.sgid_attr->gid;
+	KUNIT_EXPECT_EQ(test, memcmp(&grh->dgid, &sgid, sizeof(sgid)), 0);
+	rdma_read_gids(p->conn.id, &sgid, NULL);
 	KUNIT_EXPECT_EQ(test, memcmp(&grh->dgid, &sgid, sizeof(sgid)), 0);
 
 	/* UD ids stay CONNECT, as in-tree */

@@ -61,6 +61,8 @@ enum req_action { REQ_ACCEPT, REQ_REJECT };
  * @pdata_full: its length as the event reported it
  * @conn_src: the conn id's source address at CONNECT_REQUEST
  * @conn_dst: the conn id's destination address at CONNECT_REQUEST
+ * @conn_da: the conn id's hardware address at CONNECT_REQUEST
+ * @conn_port: the conn id's port number then
  * @qpn: the peer's QP number as CONNECT_REQUEST (server) or ESTABLISHED
  *	(client) reported it
  * @pd: PD of the id (the conn id for a server)
@@ -83,6 +85,8 @@ struct side {
 	u8 pdata_len;
 	u8 pdata_full;
 	struct sockaddr_storage conn_src, conn_dst;
+	struct rdma_dev_addr conn_da;
+	u32 conn_port;
 	u32 qpn;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
@@ -253,6 +257,8 @@ static int on_request(struct side *s, struct rdma_cm_id *id,
 		   ev->param.conn.private_data_len);
 	memcpy(&s->conn_src, &id->route.addr.src_addr, sizeof(s->conn_src));
 	memcpy(&s->conn_dst, &id->route.addr.dst_addr, sizeof(s->conn_dst));
+	memcpy(&s->conn_da, &id->route.addr.dev_addr, sizeof(s->conn_da));
+	s->conn_port = id->port_num;
 	if (s->action == REQ_REJECT) {
 		ret = s->cm->reject(id, "nope", 5, IB_CM_REJ_CONSUMER_DEFINED);
 		if (ret)
@@ -627,6 +633,109 @@ static void reject_with_private_data(struct kunit *test)
 	ib_device_put(ibdev);
 }
 
+
+/* ---- what a passive id is given ---- */
+
+/**
+ * struct passive_case - a listener whose conn id's fields are compared
+ * @name: KUnit parameter name
+ * @family: AF_INET or AF_INET6
+ * @wildcard: the listener is bound to the any address
+ * @port: the in-tree listener's port; xcma's is the next one
+ * @tp: the device
+ */
+struct passive_case {
+	const char *name;
+	int family;
+	bool wildcard;
+	u16 port;
+	const struct transport *tp;
+};
+
+/*
+ * An in-tree client connects to a listener of @srv: the conn id's
+ * hardware address and port as they were at CONNECT_REQUEST, in @ss.
+ */
+static void passive_run(struct kunit *test, const struct passive_case *pc,
+			const struct interop_cm *srv, u16 port, struct side **out)
+{
+	struct rdma_conn_param param = {
+		.private_data = "hi", .private_data_len = 3,
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct interop_case c = { pc->name, &interop_intree, srv, pc->family,
+				  port, pc->tp };
+	struct side *cs = new_side(test, &interop_intree);
+	struct side *ss = new_side(test, srv);
+	struct sockaddr_storage addr, any;
+	struct rdma_cm_id *cli, *lis;
+
+	KUNIT_ASSERT_TRUE(test, cs && ss);
+	make_addr(&addr, &c);
+	memset(&any, 0, sizeof(any));
+	any.ss_family = addr.ss_family;
+	/* the port is at the same offset in both families */
+	((struct sockaddr_in *)&any)->sin_port = htons(port);
+	lis = listen_on(test, ss, pc->wildcard ? &any : &addr);
+	cli = client_to(test, cs, &addr, true);
+	KUNIT_ASSERT_EQ(test, cs->cm->connect(cli, &param), 0);
+	KUNIT_EXPECT_TRUE(test, wait_events(cs, false, 3));
+	KUNIT_EXPECT_TRUE(test, wait_events(ss, true, 2));
+	KUNIT_EXPECT_EQ(test, ss->err, 0);
+	KUNIT_EXPECT_NOT_NULL(test, ss->conn);
+	free_qp(cs, cli);
+	cs->cm->destroy_id(cli);
+	if (ss->conn) {
+		free_qp(ss, ss->conn);
+		ss->cm->destroy_id(ss->conn);
+	}
+	ss->cm->destroy_id(lis);
+	*out = ss;
+}
+
+/*
+ * The same REQ, from the same in-tree client, to an in-tree listener and
+ * to an xcma one: every field of the passive id's hardware address the
+ * in-tree CM sets (cma_ib_new_conn_id()'s rdma_copy_src_l2_addr() of the
+ * netdev the REQ came in on, or iw_conn_req_handler()'s translation of
+ * the local address) is the same on xcma's, one by one. A bond failover's
+ * ADDR_CHANGE and a UD join on a conn id need them.
+ */
+static void passive_id_fields(struct kunit *test)
+{
+	const struct passive_case *pc = test->param_value;
+	const struct rdma_dev_addr *in, *x;
+	struct side *si, *sx;
+
+	passive_run(test, pc, &interop_intree, pc->port, &si);
+	passive_run(test, pc, &interop_xcma, pc->port + 1, &sx);
+	in = &si->conn_da;
+	x = &sx->conn_da;
+#define SAME_FIELD(f)                                                        \
+	KUNIT_EXPECT_EQ_MSG(test, x->f, in->f, "dev_addr." #f ": xcma %d, in-tree %d", \
+			    (int)x->f, (int)in->f)
+	SAME_FIELD(bound_dev_if);
+	SAME_FIELD(dev_type);
+	SAME_FIELD(transport);
+	SAME_FIELD(hoplimit);
+#undef SAME_FIELD
+	KUNIT_EXPECT_MEMEQ_MSG(test, x->src_dev_addr, in->src_dev_addr,
+			       MAX_ADDR_LEN, "dev_addr.src_dev_addr");
+	KUNIT_EXPECT_MEMEQ_MSG(test, x->broadcast, in->broadcast,
+			       MAX_ADDR_LEN, "dev_addr.broadcast");
+	KUNIT_EXPECT_MEMEQ_MSG(test, x->dst_dev_addr, in->dst_dev_addr,
+			       MAX_ADDR_LEN, "dev_addr.dst_dev_addr");
+	KUNIT_EXPECT_EQ_MSG(test, !!x->sgid_attr, !!in->sgid_attr,
+			    "dev_addr.sgid_attr set");
+	KUNIT_EXPECT_EQ_MSG(test, sx->conn_port, si->conn_port, "port_num");
+}
+
+static void passive_desc(const struct passive_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
 static const struct interop_case connect_cases[] = {
 	{ "xcma_to_intree_ipv4", &interop_xcma, &interop_intree, AF_INET, 18600, &roce },
 	{ "intree_to_xcma_ipv4", &interop_intree, &interop_xcma, AF_INET, 18601, &roce },
@@ -647,10 +756,20 @@ static void case_desc(const struct interop_case *c, char *desc)
 KUNIT_ARRAY_PARAM(connect, connect_cases, case_desc);
 KUNIT_ARRAY_PARAM(reject, reject_cases, case_desc);
 
+static const struct passive_case passive_cases[] = {
+	{ "ipv4", AF_INET, false, 18630, &roce },
+	{ "ipv6", AF_INET6, false, 18632, &roce },
+	{ "ipv4_wildcard", AF_INET, true, 18634, &roce },
+	{ "ipv6_wildcard", AF_INET6, true, 18636, &roce },
+};
+
+KUNIT_ARRAY_PARAM(passive, passive_cases, passive_desc);
+
 static struct kunit_case interop_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(connect_exchange_disconnect, connect_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM(reject_with_private_data, reject_gen_params),
+	KUNIT_CASE_PARAM(passive_id_fields, passive_gen_params),
 	{}
 };
 
@@ -673,6 +792,18 @@ static const struct interop_case iw_reject_cases[] = {
 
 KUNIT_ARRAY_PARAM(iw_connect, iw_connect_cases, case_desc);
 KUNIT_ARRAY_PARAM(iw_reject, iw_reject_cases, case_desc);
+
+static const struct passive_case iw_passive_cases[] = {
+	{ "ipv4", AF_INET, false, 18640, &iwarp },
+	{ "ipv4_wildcard", AF_INET, true, 18642, &iwarp },
+};
+
+KUNIT_ARRAY_PARAM(iw_passive, iw_passive_cases, passive_desc);
+
+static void iw_passive_id_fields(struct kunit *test)
+{
+	passive_id_fields(test);
+}
 
 /* the same two cases over siw0, under names of their own */
 static void iw_connect_exchange_disconnect(struct kunit *test)
@@ -731,6 +862,7 @@ static void iw_exit(struct kunit_suite *suite)
 static struct kunit_case interop_iw_cases[] = {
 	KUNIT_CASE_PARAM(iw_connect_exchange_disconnect, iw_connect_gen_params),
 	KUNIT_CASE_PARAM(iw_reject_with_private_data, iw_reject_gen_params),
+	KUNIT_CASE_PARAM(iw_passive_id_fields, iw_passive_gen_params),
 	{}
 };
 
