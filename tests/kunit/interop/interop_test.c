@@ -633,7 +633,6 @@ static void reject_with_private_data(struct kunit *test)
 	ib_device_put(ibdev);
 }
 
-
 /* ---- what a passive id is given ---- */
 
 /**
@@ -694,6 +693,12 @@ static void passive_run(struct kunit *test, const struct passive_case *pc,
 	*out = ss;
 }
 
+static void same_field(struct kunit *test, const char *name, int x, int in)
+{
+	KUNIT_EXPECT_EQ_MSG(test, x, in, "dev_addr.%s: xcma %d, in-tree %d",
+			    name, x, in);
+}
+
 /*
  * The same REQ, from the same in-tree client, to an in-tree listener and
  * to an xcma one: every field of the passive id's hardware address the
@@ -712,14 +717,10 @@ static void passive_id_fields(struct kunit *test)
 	passive_run(test, pc, &interop_xcma, pc->port + 1, &sx);
 	in = &si->conn_da;
 	x = &sx->conn_da;
-#define SAME_FIELD(f)                                                        \
-	KUNIT_EXPECT_EQ_MSG(test, x->f, in->f, "dev_addr." #f ": xcma %d, in-tree %d", \
-			    (int)x->f, (int)in->f)
-	SAME_FIELD(bound_dev_if);
-	SAME_FIELD(dev_type);
-	SAME_FIELD(transport);
-	SAME_FIELD(hoplimit);
-#undef SAME_FIELD
+	same_field(test, "bound_dev_if", x->bound_dev_if, in->bound_dev_if);
+	same_field(test, "dev_type", x->dev_type, in->dev_type);
+	same_field(test, "transport", x->transport, in->transport);
+	same_field(test, "hoplimit", x->hoplimit, in->hoplimit);
 	KUNIT_EXPECT_MEMEQ_MSG(test, x->src_dev_addr, in->src_dev_addr,
 			       MAX_ADDR_LEN, "dev_addr.src_dev_addr");
 	KUNIT_EXPECT_MEMEQ_MSG(test, x->broadcast, in->broadcast,
