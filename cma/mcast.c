@@ -17,6 +17,15 @@
  * drops the id's reference on it; the join work holds a reference of its
  * own, so a group left while its MULTICAST_JOIN is queued is freed by the
  * work, never under it (the in-tree CM freed it under the work once).
+ * rdma_leave_multicast() returns only once no callback of the group runs
+ * (the in-tree CM cancels or waits for the join's work, or the SA's
+ * callback): a consumer frees what it passed as the group's context right
+ * after the leave, as rdma_ucm does with its struct ucma_multicast. It
+ * waits for a delivery already past its check of @left, unless that
+ * delivery is the caller's own (a leave from the group's callback); a
+ * delivery that has not reached the check is not waited for: it finds the
+ * group left and delivers nothing, and it may be waiting for the handler
+ * mutex of a caller inside another callback of the id.
  *
  * On InfiniBand the join is an MCMember join with the subnet
  * administrator (ib_sa_join_multicast(), xcma's SA client). ib_sa calls
@@ -41,6 +50,7 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -49,6 +59,9 @@
 #include <rdma/ib_sa.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/static_stub.h>
+#endif
 
 #include "id.h"
 #include "mcast.h"
@@ -100,7 +113,8 @@ struct xcma_mc_answer {
 /**
  * struct xcma_mc - a multicast group of an id
  * @link: on the id's groups while joined (the library's, id lock)
- * @ref: one for the id's membership, one for the join work while queued
+ * @ref: one for the id's membership, one for the join work while queued,
+ *	one for the IB join while it links the group
  * @xid: the id, which outlives the work (the work holds a reference on it)
  *	but not the group once the group is left (the work's then)
  * @addr: the group's IP address, as joined (constant)
@@ -113,12 +127,16 @@ struct xcma_mc_answer {
  * @qkey: for the event (constant)
  * @igmp: IPv4 membership taken on @ifindex (constant)
  * @left: taken off the id; a queued MULTICAST_JOIN goes no further once
- *	it sees this under the id's handler mutex
+ *	it sees this under the id's handler mutex (written under @lock)
+ * @delivering: the task in the user's callback for this group, if any
+ *	(@lock); the leave waits for it on mc_wq
  * @work: delivers MULTICAST_JOIN or MULTICAST_ERROR
  * @sa_mc: IB: ib_sa's membership, freed by the leave (constant once the
  *	join returned)
- * @lock: IB: protects @linked, @nans, @ntaken and @ans
+ * @lock: protects @left's writes and @delivering; IB: @linked, @nans,
+ *	@ntaken and @ans
  * @linked: IB: on the id's groups; answers wait for it
+ * @sa_busy: IB: the work item is delivering an answer; answers wait
  * @nans: IB: answers kept so far
  * @ntaken: IB: answers taken by the work item
  * @ans: IB: the answers, in order
@@ -137,10 +155,12 @@ struct xcma_mc {
 	u32 qkey;
 	bool igmp;
 	bool left;
+	struct task_struct *delivering;
 	struct work_struct work;
 	struct ib_sa_multicast *sa_mc;
 	spinlock_t lock; /* see above */
 	bool linked;
+	bool sa_busy;
 	u8 nans;
 	u8 ntaken;
 	struct xcma_mc_answer ans[XCMA_MC_ANSWERS];
@@ -148,6 +168,9 @@ struct xcma_mc {
 
 /* groups allocated and not freed yet (KUnit's leak checks) */
 static atomic_t live_groups = ATOMIC_INIT(0);
+
+/* a leave waits here for a group's callback to return (rare: one queue) */
+static DECLARE_WAIT_QUEUE_HEAD(mc_wq);
 
 /**
  * xcma_mcast_live - how many groups are allocated
@@ -274,13 +297,36 @@ static void mc_free(struct kref *ref)
 	atomic_dec(&live_groups);
 }
 
-/* The group is off the id (leave or drop): leave the IP group, once. */
-static void mc_release(struct xcma_mc *mc)
+static bool mc_idle(struct xcma_mc *mc)
 {
+	bool idle;
+
+	spin_lock_irq(&mc->lock);
+	idle = !mc->delivering;
+	spin_unlock_irq(&mc->lock);
+	return idle;
+}
+
+/*
+ * The group is off the id (leave or drop): leave the IP group, once. A
+ * leave (@wait) also waits for a callback of the group in progress in
+ * another task; a drop needs not: the id's destroy waits for every
+ * delivery's reference on the id.
+ */
+static void mc_release(struct xcma_mc *mc, bool wait)
+{
+	struct task_struct *delivering;
+
+	/* under the lock: no work item is queued, no delivery starts after */
+	spin_lock_irq(&mc->lock);
 	WRITE_ONCE(mc->left, true);
-	/* waits for a callback in progress; none comes after it */
+	delivering = mc->delivering;
+	spin_unlock_irq(&mc->lock);
+	/* waits for ib_sa's callback in progress; none comes after it */
 	if (mc->sa_mc)
 		xcma_ops->sa_free_multicast(mc->sa_mc);
+	if (wait && delivering && delivering != current)
+		wait_event(mc_wq, mc_idle(mc));
 	if (mc->igmp)
 		igmp(mc, mc->xid->id.route.addr.dev_addr.net, false);
 	kref_put(&mc->ref, mc_free);
@@ -311,18 +357,36 @@ static int make_ah(struct xcma_id *xid, struct xcma_mc *mc,
 /*
  * Enter the id for a group's notification @fev, consuming the work's
  * reference on the id. False if the table refused it or the group was
- * left meanwhile (the id is then left again, nothing delivered).
+ * left meanwhile (the id is then left again, nothing delivered); true
+ * with the caller marked as the group's delivering task, which a leave
+ * waits for until mc_delivered().
  */
 static bool mc_enter(struct xcma_id *xid, struct xcma_mc *mc,
 		     unsigned int fev)
 {
+	bool left;
+
 	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF))
 		return false;
-	if (READ_ONCE(mc->left)) {
+	spin_lock_irq(&mc->lock);
+	left = mc->left;
+	if (!left)
+		mc->delivering = current;
+	spin_unlock_irq(&mc->lock);
+	if (left) {
 		xcma_fsm_id_leave(&xid->life.fsm, 0, XCMA_FSM_PUT_REF);
 		return false;
 	}
 	return true;
+}
+
+/* the user's callback for the group returned: a waiting leave goes on */
+static void mc_delivered(struct xcma_mc *mc)
+{
+	spin_lock_irq(&mc->lock);
+	mc->delivering = NULL;
+	spin_unlock_irq(&mc->lock);
+	wake_up(&mc_wq);
 }
 
 /*
@@ -354,6 +418,7 @@ static void join_work(struct work_struct *work)
 		ev.param.ud.qkey = mc->qkey;
 	}
 	ret = xcma_id_call_user(xid, &ev);
+	mc_delivered(mc);
 	if (ah)
 		rdma_destroy_ah_attr(&ev.param.ud.ah_attr);
 	xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF);
@@ -441,12 +506,14 @@ static int ib_prepare(struct xcma_id *xid, struct xcma_mc *mc, u8 join_state,
 
 /*
  * The work item delivers the next answer kept: with a reference on the
- * group and on the id, once the group is linked and while it is not left.
- * Group lock held.
+ * group and on the id, once the group is linked, while it is not left,
+ * and not while the work item runs (it kicks again as it ends). Group
+ * lock held.
  */
 static void sa_kick(struct xcma_mc *mc)
 {
-	if (!mc->linked || READ_ONCE(mc->left) || mc->ntaken == mc->nans)
+	if (!mc->linked || READ_ONCE(mc->left) || mc->sa_busy ||
+	    mc->ntaken == mc->nans)
 		return;
 	kref_get(&mc->ref);
 	xcma_fsm_id_get(&mc->xid->life.fsm);
@@ -524,6 +591,7 @@ static void sa_work(struct work_struct *work)
 	have = mc->ntaken < mc->nans;
 	if (have)
 		a = mc->ans[mc->ntaken++];
+	mc->sa_busy = have;
 	spin_unlock_irq(&mc->lock);
 	if (!have) {
 		xcma_fsm_id_put(&xid->life.fsm);
@@ -531,8 +599,12 @@ static void sa_work(struct work_struct *work)
 	}
 	/* refused (destroying, DEVICE_REMOVAL): so would the next answer be */
 	if (!mc_enter(xid, mc, a.status ? XCMA_EV_MULTICAST_ERROR :
-					  XCMA_EV_MULTICAST_JOIN))
+					  XCMA_EV_MULTICAST_JOIN)) {
+		spin_lock_irq(&mc->lock);
+		mc->sa_busy = false;
+		spin_unlock_irq(&mc->lock);
 		goto out;
+	}
 	ev.param.ud.private_data = mc->context;
 	ev.status = a.status;
 	if (!a.status && xcma_ud_set_qkey(xid, be32_to_cpu(a.rec.qkey)))
@@ -547,13 +619,23 @@ static void sa_work(struct work_struct *work)
 		ev.event = RDMA_CM_EVENT_MULTICAST_ERROR;
 	}
 	ret = xcma_id_call_user(xid, &ev);
+	mc_delivered(mc);
 	if (ah)
 		rdma_destroy_ah_attr(&ev.param.ud.ah_attr);
-	/* the next answer, while this work still holds the id */
+	xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF);
+	/*
+	 * The next answer (one that came during the callback waited for
+	 * this), after the leave: a destroy by return in the leave waits for
+	 * every reference on the id, and one taken for this work item queued
+	 * again could not be dropped before this instance returns. The id
+	 * may be gone now: sa_kick() touches it only while the group is not
+	 * left, and whatever frees the id leaves its groups first, under the
+	 * group's lock.
+	 */
 	spin_lock_irq(&mc->lock);
+	mc->sa_busy = false;
 	sa_kick(mc);
 	spin_unlock_irq(&mc->lock);
-	xcma_fsm_id_leave(&xid->life.fsm, ret, XCMA_FSM_PUT_REF);
 out:
 	kref_put(&mc->ref, mc_free);
 }
@@ -566,7 +648,6 @@ static int ib_join(struct xcma_id *xid, struct xcma_mc *mc, u8 join_state)
 	ib_sa_comp_mask mask;
 	int ret;
 
-	spin_lock_init(&mc->lock);
 	INIT_WORK(&mc->work, sa_work);
 	ret = ib_prepare(xid, mc, join_state, &rec, &mask);
 	if (ret)
@@ -603,12 +684,17 @@ static int ib_join_link(struct xcma_id *xid, struct xcma_mc *mc,
 		kref_put(&mc->ref, mc_free);
 		return ret;
 	}
+	/* a leave may take the group once it is on the id: hold it here */
+	kref_get(&mc->ref);
 	ret = xcma_fsm_id_group_add(&xid->life.fsm, &mc->link);
 	if (ret) {
-		mc_release(mc);
+		kref_put(&mc->ref, mc_free);
+		mc_release(mc, false);
 		return ret;
 	}
+	xcma_mcast_published(&xid->id, (struct sockaddr *)&mc->addr);
 	ib_linked(mc);
+	kref_put(&mc->ref, mc_free);
 	return 0;
 }
 
@@ -659,6 +745,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	mc->xid = xid;
 	memcpy(&mc->addr, addr, rdma_addr_size(addr));
 	mc->context = context;
+	spin_lock_init(&mc->lock);
 	INIT_WORK(&mc->work, join_work);
 
 	if (transport == XCMA_TRANSPORT_IB)
@@ -678,7 +765,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (ret) {
 		xcma_fsm_id_put(&xid->life.fsm);
 		kref_put(&mc->ref, mc_free);
-		mc_release(mc);
+		mc_release(mc, false);
 		return ret;
 	}
 	xcma_ops->queue_mc(&mc->work);
@@ -705,7 +792,9 @@ static int same_addr(struct xcma_fsm_link *link, const void *arg)
  *
  * Leaves the first group of @id with that address; nothing if there is
  * none (left before, never joined, or dropped with the id's device). A
- * MULTICAST_JOIN of the group that has not started is not delivered.
+ * MULTICAST_JOIN of the group that has not started is not delivered; one
+ * in the user's callback in another task is waited for, so that what
+ * the consumer gave as the group's context may be freed on return.
  */
 void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 {
@@ -714,7 +803,7 @@ void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 
 	link = xcma_fsm_id_group_take(&xid->life.fsm, same_addr, addr);
 	if (link)
-		mc_release(container_of(link, struct xcma_mc, link));
+		mc_release(container_of(link, struct xcma_mc, link), true);
 }
 EXPORT_SYMBOL(rdma_leave_multicast);
 
@@ -726,5 +815,21 @@ EXPORT_SYMBOL(rdma_leave_multicast);
  */
 void xcma_mcast_drop(struct xcma_life_id *life, struct xcma_fsm_link *group)
 {
-	mc_release(container_of(group, struct xcma_mc, link));
+	mc_release(container_of(group, struct xcma_mc, link), false);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * xcma_mcast_published - an IB join's group is on its id, not linked yet
+ * @id: the id
+ * @addr: the group's address
+ *
+ * Test kernels only: a KUnit case stops the join here (a static stub) to
+ * leave the group from another task in this window.
+ */
+void xcma_mcast_published(struct rdma_cm_id *id, const struct sockaddr *addr)
+{
+	KUNIT_STATIC_STUB_REDIRECT(xcma_mcast_published, id, addr);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_mcast_published, XCMA_INTERNAL);
+#endif

@@ -393,7 +393,8 @@ user_vm() {
 	shift 3
 	scripts/vm.sh -q -k "$k" --user -o "$log" -f scripts/user.sh \
 		-f build/user/ud -f build/user/mcast -f build/user/phase \
-		-f build/user/badinput "$@" -- "sh /xcma/user.sh $what" || rc=$?
+		-f build/user/badinput -f build/user/mcleave "$@" -- \
+		"sh /xcma/user.sh $what" || rc=$?
 	grep -aE '^user: |Unknown symbol' "$log"
 	return $rc
 }
@@ -494,9 +495,9 @@ in_tree_control() {
 
 # our librdmacm programs, built on the host, copied into the user VMs
 user_programs() {
-	run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast phase badinput; do
+	run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast phase badinput mcleave; do
 		gcc -O2 -Wall -Wextra -Werror -o build/user/$p tests/user/$p.c \
-			-lrdmacm -libverbs || exit 1; done'
+			-lrdmacm -libverbs -lpthread || exit 1; done'
 }
 
 # The user layer's scenarios on the debug kernel (lockdep, KASAN,
@@ -511,7 +512,7 @@ user_programs() {
 # not a CM's.
 user_debug_kernel() {
 	run user/kunit-xcma-tools user_vm kunit xcma-tools \
-		'tools rping ucmatose ud mcast' -t 1200
+		'tools rping ucmatose ud mcast mcleave' -t 1200
 	run user/kunit-xcma-unplug user_vm kunit xcma-unplug unplug -t 1200
 	run user/kunit-xcma-misuse user_vm kunit xcma-misuse misuse -t 1200
 	# rping over siw0 under kmemleak: a stock kernel cannot see a

@@ -9,8 +9,8 @@
 #
 #   sh user.sh tools [NAME...]
 #                        rping, ucmatose, rdma_server/rdma_client, and our
-#                        own UD (ud) and multicast (mcast) programs (or
-#                        only those NAMEd)
+#                        own UD (ud), multicast (mcast) and join/leave
+#                        loop (mcleave) programs (or only those NAMEd)
 #   sh user.sh unplug    rping running, rdma link delete rxe0: both ends
 #                        exit through their error path, no hang; re-add,
 #                        a new rping passes
@@ -98,7 +98,7 @@ pair() {
 }
 
 # the names tools answers to
-tool_names="rping ucmatose rdma_server ud mcast"
+tool_names="rping ucmatose rdma_server ud mcast mcleave"
 # want NAME: whether the tools scenario runs NAME (all without a list)
 want() {
 	[ -z "$only" ] && return 0
@@ -138,6 +138,16 @@ tools() {
 		grep -q 'mcast receiver: 20 datagrams received and checked' /tmp/mcast.srv ||
 			fail "mcast: nothing received"
 		say "PASS mcast"
+	fi
+	if want mcleave; then
+		# joins and leaves of one group, each leave racing its join's
+		# event into rdma_ucm (a use-after-free there is KASAN's)
+		timeout 600 /xcma/mcleave -b $ip4 -n 2000 >/tmp/mcleave.out 2>&1 || {
+			sed 's/^/user:   | /' /tmp/mcleave.out | tail -5
+			fail "mcleave"
+		}
+		sed 's/^/user: /' /tmp/mcleave.out
+		say "PASS mcleave"
 	fi
 }
 

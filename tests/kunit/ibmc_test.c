@@ -15,7 +15,9 @@
  * input; the function of drivers/infiniband/core/cma.c (or multicast.c)
  * it comes from is named at each check.
  */
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/if_arp.h>
 #include <linux/if_infiniband.h>
@@ -365,12 +367,30 @@ struct ibmc_log {
 	union ib_gid sgid;
 	bool have_join;
 	u32 qp_num, qkey;
+	/* MULTICAST_JOIN: say so on @in_cb, stay @hold_ms, then @cb_done */
+	struct completion in_cb;
+	unsigned int hold_ms;
+	bool cb_done;
+	/* MULTICAST_JOIN: the SM resets the group now, and the user returns 1 */
+	bool reset_then_destroy;
 };
 
 static int ibmc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct ibmc_log *l = id->context;
+	int ret = 0;
 
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && l->hold_ms) {
+		complete(&l->in_cb);
+		msleep(l->hold_ms);
+		WRITE_ONCE(l->cb_done, true);
+	}
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN &&
+	    l->reset_then_destroy) {
+		/* ib_sa's second answer comes during the user's callback */
+		emc_call(&emc.m[0], -ENETRESET, false);
+		ret = 1;
+	}
 	spin_lock(&l->lock);
 	if (l->n < IBMC_MAX_EV) {
 		l->ev[l->n] = ev->event;
@@ -389,7 +409,7 @@ static int ibmc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	spin_unlock(&l->lock);
 	wake_up(&l->wq);
-	return 0;
+	return ret;
 }
 
 static int ibmc_count(struct ibmc_log *l, int event)
@@ -416,6 +436,7 @@ static struct ibmc_log *ibmc_new_log(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	spin_lock_init(&l->lock);
 	init_waitqueue_head(&l->wq);
+	init_completion(&l->in_cb);
 	return l;
 }
 
@@ -1013,6 +1034,148 @@ static void ibmc_destroy_in_flight(struct kunit *test)
 	ibmc_expect_all_left(test);
 }
 
+/*
+ * rdma_leave_multicast() while the group's MULTICAST_JOIN is in the
+ * user's callback in another task: it returns after the callback, as
+ * in-tree (ib_sa_free_multicast() waits for cma_ib_mc_handler()). rdma_ucm
+ * frees the group's context (its struct ucma_multicast) right after the
+ * leave, and its callback reads it (issue 26, bug 1).
+ */
+static void ibmc_leave_waits_for_the_callback(struct kunit *test)
+{
+	struct ibmc_log *l = ibmc_new_log(test);
+	struct rdma_cm_id *id;
+	struct sockaddr_storage g;
+	bool done;
+
+	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_ANSWER);
+	l->hold_ms = 300;
+	KUNIT_ASSERT_EQ(test,
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&l->in_cb,
+						      msecs_to_jiffies(IBMC_WAIT_MS)));
+	rdma_leave_multicast(id, (struct sockaddr *)&g);
+	done = READ_ONCE(l->cb_done);
+	KUNIT_EXPECT_TRUE_MSG(test, done,
+			      "the leave returned during the group's callback");
+	KUNIT_EXPECT_EQ(test, emc.frees, 1);
+	ibmc_destroy(test, id);
+	KUNIT_EXPECT_EQ(test, l->n, 1);
+	ibmc_expect_all_left(test);
+}
+
+/*
+ * The SM resets the group while its MULTICAST_JOIN is in the user's
+ * callback, and the callback returns non-zero: the id is destroyed by the
+ * return, the reset is never delivered, and the destroy ends. Before, the
+ * answer queued the group's work item again with a reference on the id,
+ * which the destroy, run from that same work item, waited for forever
+ * (issue 26, bug 6). The in-tree CM WARNs on a non-zero return from a
+ * multicast event and destroys nothing; xcma destroys by return
+ * everywhere.
+ */
+static void ibmc_return_destroys_with_an_answer_pending(struct kunit *test)
+{
+	struct ibmc_log *l = ibmc_new_log(test);
+	struct rdma_cm_id *id;
+	struct sockaddr_storage g;
+	int i, ret;
+
+	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_ANSWER);
+	l->reset_then_destroy = true;
+	/* the callback's return destroys it */
+	kunit_remove_action(test, ibmc_destroy_id, id);
+	ret = ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l);
+	if (ret)
+		rdma_destroy_id(id);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_TRUE(test, ibmc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN, 1));
+	for (i = 0; i < 150 && xcma_mcast_live(); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ_MSG(test, xcma_mcast_live(), 0U,
+			    "the destroy by return did not end in 3 s");
+	KUNIT_EXPECT_EQ(test, emc.callbacks, 2);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, l->n, 1);
+	ibmc_expect_all_left(test);
+}
+
+/* the leave of ibmc_leave_while_linking, from another task */
+struct linking_leave {
+	struct rdma_cm_id *id;
+	struct sockaddr_storage g;
+	struct completion done;
+	bool stopped, left;
+	unsigned int live_after;
+};
+
+static struct linking_leave *linking;
+
+static int linking_leave_thread(void *p)
+{
+	struct linking_leave *ll = p;
+
+	rdma_leave_multicast(ll->id, (struct sockaddr *)&ll->g);
+	complete(&ll->done);
+	return 0;
+}
+
+/* the stub of xcma_mcast_published(): the group is on the id, not linked */
+static void leave_while_linking(struct rdma_cm_id *id,
+				const struct sockaddr *addr)
+{
+	struct linking_leave *ll = linking;
+	struct task_struct *t;
+
+	ll->stopped = true;
+	t = kthread_run(linking_leave_thread, ll, "ibmc_leave");
+	if (IS_ERR(t))
+		return;
+	if (!wait_for_completion_timeout(&ll->done,
+					 msecs_to_jiffies(IBMC_WAIT_MS)))
+		return;
+	ll->left = true;
+	ll->live_after = xcma_mcast_live();
+}
+
+/*
+ * A leave from another task takes the group between its publication on
+ * the id and the end of rdma_join_multicast(): the join holds a reference
+ * of its own until it is done with the group, so the leave does not free
+ * it under the join (issue 26, bug 8; before, the group was freed here
+ * and the join's ib_linked() wrote into it).
+ */
+static void ibmc_leave_while_linking(struct kunit *test)
+{
+	struct ibmc_log *l = ibmc_new_log(test);
+	struct linking_leave *ll = kunit_kzalloc(test, sizeof(*ll), GFP_KERNEL);
+	struct rdma_cm_id *id;
+	struct sockaddr_storage g;
+
+	KUNIT_ASSERT_NOT_NULL(test, ll);
+	id = ibmc_id(test, l, RDMA_PS_UDP, IB_QPT_UD, EMC_HOLD);
+	ll->id = id;
+	init_completion(&ll->done);
+	ibmc_addr(&ll->g, AF_INET, "239.1.2.3");
+	linking = ll;
+	kunit_activate_static_stub(test, xcma_mcast_published,
+				   leave_while_linking);
+	KUNIT_ASSERT_EQ(test,
+			ibmc_join(id, &g, "239.1.2.3", FULLMEMBER_JOIN, l), 0);
+	kunit_deactivate_static_stub(test, xcma_mcast_published);
+	KUNIT_ASSERT_TRUE(test, ll->stopped);
+	KUNIT_ASSERT_TRUE(test, ll->left);
+	KUNIT_EXPECT_EQ_MSG(test, ll->live_after, 1U,
+			    "the leave freed the group under its join");
+	KUNIT_EXPECT_EQ(test, emc.frees, 1);
+	KUNIT_EXPECT_EQ(test, xcma_mcast_live(), 0U);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, l->n, 0);
+	ibmc_destroy(test, id);
+	ibmc_expect_all_left(test);
+}
+
 struct removal_arg {
 	struct kunit *test;
 	struct completion done;
@@ -1096,6 +1259,9 @@ static struct kunit_case ibmc_cases[] = {
 	KUNIT_CASE(ibmc_leave_in_flight),
 	KUNIT_CASE(ibmc_leave_with_answer_queued),
 	KUNIT_CASE(ibmc_destroy_in_flight),
+	KUNIT_CASE(ibmc_leave_waits_for_the_callback),
+	KUNIT_CASE(ibmc_return_destroys_with_an_answer_pending),
+	KUNIT_CASE(ibmc_leave_while_linking),
 	KUNIT_CASE_SLOW(ibmc_removal_in_flight),
 	{}
 };

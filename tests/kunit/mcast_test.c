@@ -59,6 +59,10 @@ struct mc_log {
 	bool destroy_on_removal;
 	/* MULTICAST_JOIN: leave the group from the callback */
 	struct sockaddr_storage leave_in_cb;
+	/* MULTICAST_JOIN: say so on @in_cb, stay @hold_ms, then @cb_done */
+	struct completion in_cb;
+	unsigned int hold_ms;
+	bool cb_done;
 };
 
 static int mc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -68,6 +72,11 @@ static int mc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	bool first = false;
 	int ret = 0;
 
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && l->hold_ms) {
+		complete(&l->in_cb);
+		msleep(l->hold_ms);
+		WRITE_ONCE(l->cb_done, true);
+	}
 	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN && l->pd)
 		ah = rdma_create_ah(l->pd, &ev->param.ud.ah_attr,
 				    RDMA_CREATE_AH_SLEEPABLE);
@@ -127,6 +136,7 @@ static struct mc_log *mc_new_log(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	spin_lock_init(&l->lock);
 	init_waitqueue_head(&l->wq);
+	init_completion(&l->in_cb);
 	return l;
 }
 
@@ -601,6 +611,37 @@ static void leave_from_the_join_callback(struct kunit *test)
 }
 
 /*
+ * rdma_leave_multicast() while the group's MULTICAST_JOIN is in the
+ * user's callback in another task returns after the callback, as in-tree
+ * (destroy_mc() cancels the join's work synchronously): rdma_ucm frees
+ * the group's context, its struct ucma_multicast, right after the leave,
+ * and its callback reads it (issue 26, bug 1).
+ */
+static void leave_waits_for_the_join_callback(struct kunit *test)
+{
+	struct mc_log *l = mc_new_log(test);
+	struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
+	struct sockaddr_storage g;
+	bool done;
+
+	l->hold_ms = 300;
+	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), l),
+			0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&l->in_cb,
+						      msecs_to_jiffies(MC_WAIT_MS)));
+	rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
+	done = READ_ONCE(l->cb_done);
+	KUNIT_EXPECT_TRUE_MSG(test, done,
+			      "the leave returned during the group's callback");
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
+	rdma_destroy_id(id);
+	KUNIT_EXPECT_EQ(test, l->n, 1);
+	mc_expect_no_groups(test);
+}
+
+/*
  * Join, then destroy at once, many times, with the MULTICAST_JOIN held
  * back: the test holds the id's handler lock over the join (and, every
  * other round, a leave), so the work waits in the table's enter while the
@@ -784,6 +825,7 @@ static struct kunit_case mcast_cases[] = {
 	KUNIT_CASE(datagram_to_the_group_reaches_the_joined_qp),
 	KUNIT_CASE(destroy_leaves_every_group),
 	KUNIT_CASE(leave_from_the_join_callback),
+	KUNIT_CASE(leave_waits_for_the_join_callback),
 	KUNIT_CASE(join_racing_destroy),
 	KUNIT_CASE_SLOW(removal_with_groups_joined),
 	KUNIT_CASE_SLOW(removal_with_a_join_in_flight),
