@@ -11,6 +11,7 @@
  * context than the call.
  */
 #include <linux/export.h>
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -405,14 +406,61 @@ void xcma_resolve_cancel_route(struct xcma_id *xid)
 }
 
 /*
- * The service level of a TOS: the netdev's priority-to-traffic-class map.
- * (VLAN devices' own maps are not looked at yet.)
+ * A VLAN's service level for a priority: the traffic class of the real
+ * device's map if it has one, else the PCP the VLAN's egress QoS map
+ * gives the priority (ip link ... egress-qos-map), as in-tree.
+ */
+static u8 vlan_sl(struct net_device *vlan, u32 prio)
+{
+	struct net_device *real = vlan_dev_real_dev(vlan);
+
+	if (real->num_tc)
+		return netdev_get_prio_tc_map(real, prio);
+	return (vlan_dev_get_egress_qos_mask(vlan, prio) & VLAN_PRIO_MASK) >>
+	       VLAN_PRIO_SHIFT;
+}
+
+/* what the first device below a netdev says; @sl stays -1 if none */
+struct lower_sl {
+	u32 prio;
+	int sl;
+};
+
+static int first_lower_sl(struct net_device *lower,
+			  struct netdev_nested_priv *priv)
+{
+	struct lower_sl *l = priv->data;
+
+	if (IS_ENABLED(CONFIG_VLAN_8021Q) && is_vlan_dev(lower))
+		l->sl = vlan_sl(lower, l->prio);
+	else if (lower->num_tc)
+		l->sl = netdev_get_prio_tc_map(lower, l->prio);
+	else
+		l->sl = 0;
+	return 1; /* one level down, the first device only */
+}
+
+/*
+ * The service level of a TOS on the id's netdev, as the in-tree
+ * iboe_tos_to_sl() finds it: a VLAN's own (vlan_sl()); else the first
+ * lower device's, if the netdev has one (a bond or macvlan over a VLAN);
+ * else the netdev's priority-to-traffic-class map, or 0 without one.
  */
 static u8 tos_to_sl(struct net_device *ndev, u8 tos)
 {
+	struct lower_sl l = { .prio = rt_tos2priority(tos), .sl = -1 };
+	struct netdev_nested_priv priv = { .data = &l };
+
+	if (IS_ENABLED(CONFIG_VLAN_8021Q) && is_vlan_dev(ndev))
+		return vlan_sl(ndev, l.prio);
+	rcu_read_lock();
+	netdev_walk_all_lower_dev_rcu(ndev, first_lower_sl, &priv);
+	rcu_read_unlock();
+	if (l.sl >= 0)
+		return l.sl;
 	if (!ndev->num_tc)
 		return 0;
-	return netdev_get_prio_tc_map(ndev, rt_tos2priority(tos));
+	return netdev_get_prio_tc_map(ndev, l.prio);
 }
 
 static __be32 flow_label(struct xcma_id *xid)

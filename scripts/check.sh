@@ -393,7 +393,7 @@ user_vm() {
 	shift 3
 	scripts/vm.sh -q -k "$k" --user -o "$log" -f scripts/user.sh \
 		-f build/user/ud -f build/user/mcast -f build/user/phase \
-		-f build/user/badinput -f build/user/mcleave "$@" -- \
+		-f build/user/badinput -f build/user/mcleave -f build/user/roce_sl "$@" -- \
 		"sh /xcma/user.sh $what" || rc=$?
 	grep -aE '^user: |Unknown symbol' "$log"
 	return $rc
@@ -406,6 +406,18 @@ same_errnos() {
 	grep -q 'badinput: done' "$theirs" || { echo "no control run on $2"; return 1; }
 	grep -q 'badinput: done' "$ours" || { echo "no run of badinput on $1"; return 1; }
 	diff <(grep -a '^user: badinput: ' "$theirs") <(grep -a '^user: badinput: ' "$ours")
+}
+
+# same_sl KERNEL: roce_sl's SLs and traffic classes on a VLAN with an
+# egress QoS map (user.sh misuse) are the in-tree CM's on KERNEL; the
+# control must show the map (TOS 16, priority 6, is mapped to PCP 5), or
+# the comparison proves nothing
+same_sl() {
+	local ours=build/vm/user-$1-xcma-misuse.log theirs=build/vm/user-$1-intree-misuse.log
+	grep -aq '^user: roce_sl: tos 16 sl 5 ' "$theirs" ||
+		{ echo "the in-tree CM on $1 shows no SL 5 for TOS 16"; return 1; }
+	grep -aq '^user: roce_sl: tos default ' "$ours" || { echo "no roce_sl run of xcma on $1"; return 1; }
+	diff <(grep -a '^user: roce_sl: ' "$theirs") <(grep -a '^user: roce_sl: ' "$ours")
 }
 
 # neigh_vm KERNEL NAME [vm.sh options]: tests/vm/neigh.sh, rping to a
@@ -495,7 +507,7 @@ in_tree_control() {
 
 # our librdmacm programs, built on the host, copied into the user VMs
 user_programs() {
-	run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast phase badinput mcleave; do
+	run user/build-programs sh -c 'mkdir -p build/user && for p in ud mcast phase badinput mcleave roce_sl; do
 		gcc -O2 -Wall -Wextra -Werror -o build/user/$p tests/user/$p.c \
 			-lrdmacm -libverbs -lpthread || exit 1; done'
 }
@@ -866,9 +878,10 @@ one_layer() {
 			# ordered by modprobe; then rping through removal
 			run "user/$k-xcma-before-uverbs" user_first $k
 			# bad input and killed processes, the in-tree CM first
-			run "user/$k-intree-misuse" user_vm $k intree-misuse misuse --no-xcma
-			run "user/$k-xcma-misuse" user_vm $k xcma-misuse misuse
+			run "user/$k-intree-misuse" user_vm $k intree-misuse misuse --no-xcma --mods 8021q
+			run "user/$k-xcma-misuse" user_vm $k xcma-misuse misuse --mods 8021q
 			run "user/$k-xcma-badinput-errnos-are-intree" same_errnos $k $k
+			run "user/$k-xcma-vlan-sl-is-intree" same_sl $k
 			# a neighbour's new lladdr: in-tree (the control), xcma
 			neigh_vm $k intree --no-xcma
 			neigh_vm $k xcma

@@ -14,6 +14,7 @@
 #   sh user.sh unplug    rping running, rdma link delete rxe0: both ends
 #                        exit through their error path, no hang; re-add,
 #                        a new rping passes
+#   sh user.sh vlan-sl   the VLAN SL lines of misuse alone (roce_sl)
 #   sh user.sh xcma-first
 #                        (boot with --no-xcma, -f xcma.ko) ask for xcma
 #                        before ib_uverbs is loaded: insmod is refused,
@@ -315,6 +316,28 @@ killed() {
 	reap $c; settled "killed joined to a multicast group"
 }
 
+# The SL and traffic class of a RoCE route on a VLAN with an egress QoS
+# map, for the default TOS and four others (roce_sl; check.sh compares
+# the lines with the in-tree CM's on the same kernel). Skipped on a
+# kernel without 8021q (the debug kernel).
+vlan_sl() {
+	local ip=/usr/sbin/ip
+	if ! modprobe 8021q 2>/dev/null; then
+		say "roce_sl: skipped, no 8021q"
+		return 0
+	fi
+	$ip link add link eth0 name eth0.7 type vlan id 7 egress-qos-map 0:2 2:3 6:5 &&
+		$ip addr add 10.77.0.1/24 dev eth0.7 && $ip link set eth0.7 up ||
+		fail "eth0.7"
+	/xcma/roce_sl -b 10.77.0.1 -t 0 -t 16 -t 8 -t 4 >/tmp/roce_sl.out 2>&1 || {
+		sed 's/^/user:   | /' /tmp/roce_sl.out
+		fail "roce_sl"
+	}
+	sed 's/^/user: /' /tmp/roce_sl.out
+	$ip link del eth0.7 || fail "ip link del eth0.7"
+	say "PASS roce_sl"
+}
+
 misuse() {
 	local cm=$1
 	base=$(res)
@@ -327,6 +350,7 @@ misuse() {
 	echo "(exited)" >/tmp/held
 	settled "badinput exited"
 	killed
+	vlan_sl
 	# ib_cm WARNs at unload if one of its ids is left: the in-tree CM
 	# (or xcma) goes first, and the device, which holds ib_cm's MAD
 	# agents
@@ -412,6 +436,7 @@ tools)
 unplug) load_ucm; unplug; unload_ucm ;;
 load) load_ucm ;;
 misuse) load_ucm; misuse $cm ;;
+vlan-sl) load_ucm; vlan_sl; unload_ucm ;;
 xcma-first) xcma_first ;;
 intree-hang) intree_hang ;;
 siw) load_ucm; siw; unload_ucm ;;
