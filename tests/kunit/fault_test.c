@@ -865,6 +865,12 @@ static void expect_reaches_listener(struct kunit *test, u16 port,
 	if (ev_at(cs, false, 2) == RDMA_CM_EVENT_REJECTED)
 		KUNIT_EXPECT_EQ(test, st_at(cs, false, 2),
 				IB_CM_REJ_CONSUMER_DEFINED);
+	/*
+	 * The listener's callback records its CONNECT_REQUEST after its
+	 * rdma_reject() has sent the REJ: wait for the record, the client's
+	 * REJECTED can come first.
+	 */
+	KUNIT_EXPECT_TRUE(test, wait_ev(ls, true, cn + 1));
 	KUNIT_EXPECT_EQ(test, ls->cn, cn + 1);
 	rdma_destroy_id(cli);
 	fx.client_ctx = NULL;

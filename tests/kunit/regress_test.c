@@ -1711,6 +1711,8 @@ static void conn_destroyed_in_request_callback(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c[i]->st[2], IB_CM_REJ_CONSUMER_DEFINED);
 		rg_destroy(c[i]);
 	}
+	/* each REQ is recorded after its REJ is sent: wait for both */
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 2));
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, ss->cn, 2);
 	KUNIT_EXPECT_EQ(test, ss->nconns, 2);
