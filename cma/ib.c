@@ -231,42 +231,28 @@ struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 }
 
 /**
- * xcma_ib_conn_copy_l2 - a passive id's hardware address from its GID
+ * xcma_ib_conn_copy_l2 - a passive id's hardware address
  * @da: the id's
- * @attr: the GID the request came in on, may be NULL
+ * @ndev: the netdev the request came in on (xcma_ib_req_netdev())
  *
- * That of the GID's netdev: its ifindex, type, hardware and broadcast
- * addresses, as in-tree cma_ib_new_conn_id() copies them from the netdev
- * cma_get_net_dev() found.
- *
- * Return: 0, or -ENODEV if the GID has no netdev.
+ * Its ifindex, type, hardware and broadcast addresses, as in-tree
+ * cma_ib_new_conn_id() copies them (rdma_copy_src_l2_addr(), which is not
+ * in ib_core's headers): on RoCE the GID's netdev, on IB the IPoIB one.
  */
-int xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
-			 const struct ib_gid_attr *attr)
+void xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
+			  const struct net_device *ndev)
 {
-	struct net_device *ndev;
-	int ret = -ENODEV;
-
-	if (!attr)
-		return ret;
-	rcu_read_lock();
-	ndev = xcma_ops->gid_attr_ndev_rcu(attr);
-	if (!IS_ERR(ndev)) {
-		/* (ib_core's rdma_copy_src_l2_addr() is not in its headers) */
-		da->bound_dev_if = ndev->ifindex;
-		da->dev_type = ndev->type;
-		memcpy(da->src_dev_addr, ndev->dev_addr, MAX_ADDR_LEN);
-		memcpy(da->broadcast, ndev->broadcast, MAX_ADDR_LEN);
-		ret = 0;
-	}
-	rcu_read_unlock();
-	return ret;
+	da->bound_dev_if = ndev->ifindex;
+	da->dev_type = ndev->type;
+	memcpy(da->src_dev_addr, ndev->dev_addr, MAX_ADDR_LEN);
+	memcpy(da->broadcast, ndev->broadcast, MAX_ADDR_LEN);
 }
 
 static struct xcma_id *new_conn(struct xcma_id *listener,
 				const struct ib_cm_event *ib_event,
 				const struct sockaddr_storage *local,
-				const struct sockaddr_storage *remote)
+				const struct sockaddr_storage *remote,
+				const struct net_device *ndev)
 {
 	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
 	struct rdma_dev_addr *da;
@@ -286,14 +272,18 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	conn->id.port_num = req->port;
 	da = &conn->id.route.addr.dev_addr;
 	/*
-	 * RoCE: the hardware address of the netdev the REQ came in on, as
-	 * in-tree (cma_ib_new_conn_id()'s rdma_copy_src_l2_addr()): its
-	 * ifindex, type, MAC and broadcast address (a bond's ADDR_CHANGE and
-	 * a UD join look for them); the source GID is the IP address's
+	 * The hardware address of the netdev the REQ came in on, as in-tree
+	 * (cma_ib_new_conn_id()'s rdma_copy_src_l2_addr()): its ifindex,
+	 * type, hardware and broadcast addresses (a bond's ADDR_CHANGE and a
+	 * UD join look for them). On RoCE the source GID is then the IP
+	 * address's; on IB it is the path's, which is the one in IPoIB's
+	 * hardware address (written again, so that it holds whatever that
+	 * address is).
 	 */
-	if (local->ss_family == AF_IB ||
-	    !rdma_protocol_roce(conn->id.device, req->port) ||
-	    xcma_ib_conn_copy_l2(da, req->ppath_sgid_attr))
+	if (ndev)
+		xcma_ib_conn_copy_l2(da, ndev);
+	if (!ndev || xcma_transport(conn->id.device, req->port) ==
+		     XCMA_TRANSPORT_IB)
 		rdma_addr_set_sgid(da, &req->primary_path->sgid);
 	rdma_addr_set_dgid(da, &req->primary_path->dgid);
 	/* an AF_IB id's hardware address (in-tree cma_ib_new_conn_id()) */
@@ -309,27 +299,43 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 }
 
 /**
- * xcma_ib_gid_net - the namespace a request belongs to
+ * xcma_ib_req_netdev - the netdev a request came in on
+ * @dev: its device
+ * @port: its port
  * @attr: the GID it came in on (a REQ's or a SIDR REQ's), may be NULL
+ * @pkey: its partition
+ * @gid: our GID in it, or NULL (a SIDR REQ names none)
+ * @local: the IP address it is for (its rdma_cm header's)
  *
- * That of the GID's netdev, as in-tree, so that a listener in one
- * namespace never sees a request that arrived in another.
+ * As in-tree cma_get_net_dev(): on RoCE the GID's netdev; on InfiniBand,
+ * whose GIDs have no netdev, the IPoIB netdev that ib_core's clients
+ * name for the port, partition, GID and address
+ * (ib_get_net_dev_by_params()). Its namespace is the request's, so that
+ * a listener in one namespace never sees a request that arrived in
+ * another, and the passive id takes its hardware address.
  *
- * Return: the namespace, with a reference, or NULL.
+ * Return: the netdev, held, or NULL.
  */
-struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr)
+struct net_device *xcma_ib_req_netdev(struct ib_device *dev, u32 port,
+				      const struct ib_gid_attr *attr, u16 pkey,
+				      const union ib_gid *gid,
+				      const struct sockaddr *local)
 {
 	struct net_device *ndev;
-	struct net *net = NULL;
 
+	if (xcma_transport(dev, port) == XCMA_TRANSPORT_IB)
+		return xcma_ops->get_net_dev_by_params(dev, port, pkey, gid,
+						       local);
 	if (!attr)
 		return NULL;
 	rcu_read_lock();
 	ndev = xcma_ops->gid_attr_ndev_rcu(attr);
-	if (!IS_ERR(ndev))
-		net = maybe_get_net(dev_net(ndev));
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	else
+		dev_hold(ndev);
 	rcu_read_unlock();
-	return net;
+	return ndev;
 }
 
 /**
@@ -386,9 +392,9 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 {
 	struct sockaddr_storage local, remote;
 	const struct ib_cm_req_event_param *req;
+	struct net_device *ndev = NULL;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
-	struct net *net;
 	__be64 sid;
 	int ret;
 
@@ -409,21 +415,26 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		if (listener)
 			ib_addrs(req->primary_path, &local, &remote);
 	} else {
-		net = xcma_ib_gid_net(req->ppath_sgid_attr);
-		if (!net)
-			return -EINVAL;
-		listener = xcma_listen_find(net, cm_id->device, sid,
+		ndev = xcma_ib_req_netdev(cm_id->device, req->port,
+					  req->ppath_sgid_attr,
+					  be16_to_cpu(req->primary_path->pkey),
+					  &req->primary_path->sgid,
+					  (struct sockaddr *)&local);
+		if (!ndev)
+			return -ENODEV;
+		listener = xcma_listen_find(dev_net(ndev), cm_id->device, sid,
 					    ib_event->private_data);
-		put_net(net);
 	}
-	if (!listener)
+	if (!listener) {
+		dev_put(ndev);
 		return -EINVAL;
+	}
 	trace_cm_req_handler(listener, ib_event->event);
 	if (req->qp_type != listener->id.qp_type) {
 		ret = -EINVAL;
 		goto out;
 	}
-	conn = new_conn(listener, ib_event, &local, &remote);
+	conn = new_conn(listener, ib_event, &local, &remote, ndev);
 	if (!conn) {
 		ret = -ENOMEM;
 		goto out;
@@ -461,6 +472,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	 */
 	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
+	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;
 }

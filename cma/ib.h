@@ -18,15 +18,18 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *ib_event);
 void xcma_ib_release(struct xcma_id *xid);
 int xcma_ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret);
-struct net *xcma_ib_gid_net(const struct ib_gid_attr *attr);
+struct net_device *xcma_ib_req_netdev(struct ib_device *dev, u32 port,
+				      const struct ib_gid_attr *attr, u16 pkey,
+				      const union ib_gid *gid,
+				      const struct sockaddr *local);
 void xcma_ib_sib_set(struct sockaddr_storage *ss, __be16 pkey,
 		     __be32 flowinfo, const union ib_gid *gid, __be64 sid,
 		     __be64 sid_mask);
 struct rdma_dev_addr;
 struct ib_gid_attr;
 
-int xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
-			 const struct ib_gid_attr *attr);
+void xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
+			  const struct net_device *ndev);
 struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 				   enum ib_qp_type qp_type,
 				   const struct sockaddr_storage *local,

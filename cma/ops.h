@@ -88,6 +88,8 @@ enum xcma_transport {
  * @sa_join_multicast: ib_sa_join_multicast(), an MCMember join over IB
  * @sa_free_multicast: ib_sa_free_multicast(); waits for its callbacks
  * @sa_get_mcmember_rec: ib_sa_get_mcmember_rec(), a group ib_sa knows
+ * @get_net_dev_by_params: ib_get_net_dev_by_params(), the IPoIB netdev
+ *	of an IB port, pkey, GID and IP address (a request's, on IB)
  *
  * Constant in production; in a KUnit build the table in use is written
  * only by xcma_ops_set() (with no id alive) and read without a lock.
@@ -187,6 +189,10 @@ struct xcma_ops {
 	int (*sa_get_mcmember_rec)(struct ib_device *dev, u32 port,
 				   union ib_gid *mgid,
 				   struct ib_sa_mcmember_rec *rec);
+	struct net_device *(*get_net_dev_by_params)(struct ib_device *dev,
+						    u32 port, u16 pkey,
+						    const union ib_gid *gid,
+						    const struct sockaddr *addr);
 };
 
 /* wrappers of static inlines, so that each entry has an address */
@@ -274,6 +280,7 @@ static inline enum xcma_transport xcma_ops_port_transport(struct ib_device *dev,
 	.sa_join_multicast = ib_sa_join_multicast,		\
 	.sa_free_multicast = ib_sa_free_multicast,		\
 	.sa_get_mcmember_rec = ib_sa_get_mcmember_rec,		\
+	.get_net_dev_by_params = ib_get_net_dev_by_params,	\
 }
 
 #ifdef XCMA_OPS_SEAM

@@ -298,10 +298,10 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	const struct ib_cm_sidr_req_event_param *req =
 		&ib_event->param.sidr_req_rcvd;
 	struct sockaddr_storage local, remote;
+	struct net_device *ndev = NULL;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
 	size_t off;
-	struct net *net;
 	int ret;
 
 	ret = xcma_wire_hdr_decode(ib_event->private_data,
@@ -316,16 +316,20 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		if (listener)
 			sidr_ib_addrs(listener, &local, &remote);
 	} else {
-		net = xcma_ib_gid_net(req->sgid_attr);
-		if (!net)
-			return -EINVAL;
-		listener = xcma_listen_find(net, cm_id->device,
+		/* a SIDR REQ names no GID of ours (in-tree: has_gid false) */
+		ndev = xcma_ib_req_netdev(cm_id->device, req->port,
+					  req->sgid_attr, req->pkey, NULL,
+					  (struct sockaddr *)&local);
+		if (!ndev)
+			return -ENODEV;
+		listener = xcma_listen_find(dev_net(ndev), cm_id->device,
 					    req->service_id,
 					    ib_event->private_data);
-		put_net(net);
 	}
-	if (!listener)
+	if (!listener) {
+		dev_put(ndev);
 		return -EINVAL;
+	}
 	trace_cm_req_handler(listener, ib_event->event);
 	if (listener->id.qp_type != IB_QPT_UD) {
 		ret = -EINVAL;
@@ -342,14 +346,18 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		if (!xcma_addr_is_any((struct sockaddr *)&local))
 			xcma_translate_ib((struct sockaddr_ib *)&local,
 					  &conn->id.route.addr.dev_addr);
-	} else if (req->sgid_attr &&
-		   (!rdma_protocol_roce(conn->id.device, req->port) ||
-		    xcma_ib_conn_copy_l2(&conn->id.route.addr.dev_addr,
-					 req->sgid_attr))) {
-		union ib_gid gid = req->sgid_attr->gid;
+	} else {
+		/* the netdev's hardware address, as in-tree (RoCE and IB) */
+		xcma_ib_conn_copy_l2(&conn->id.route.addr.dev_addr, ndev);
+		/* on IB, IPoIB's names the GID; written again, as for a REQ */
+		if (req->sgid_attr &&
+		    xcma_transport(conn->id.device, req->port) ==
+		    XCMA_TRANSPORT_IB) {
+			union ib_gid gid = req->sgid_attr->gid;
 
-		/* RoCE: the netdev's hardware address instead, as in-tree */
-		rdma_addr_set_sgid(&conn->id.route.addr.dev_addr, &gid);
+			rdma_addr_set_sgid(&conn->id.route.addr.dev_addr,
+					   &gid);
+		}
 	}
 
 	off = xcma_wire_hdr_len(local.ss_family);
@@ -375,6 +383,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	/* non-zero: the conn id is destroyed; the user's value as in-tree */
 	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
+	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;
 }

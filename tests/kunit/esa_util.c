@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /* The InfiniBand emulation's shared parts: see esa_util.h. */
 #include <linux/if_arp.h>
+#include <linux/if_infiniband.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 
 #include "esa_util.h"
@@ -82,4 +84,164 @@ void esa_ipoib_dev_addr(struct rdma_dev_addr *da, const union ib_gid *sgid,
 	/* ib_addr_set_pkey(), spelled out: sparse frowns at its constant cast */
 	da->broadcast[8] = pkey >> 8;
 	da->broadcast[9] = pkey & 0xff;
+}
+
+/*
+ * IPoIB, as far as a CM sees it: an InfiniBand port's GIDs have no netdev
+ * (ib_core gives their attributes none), and a request's netdev is the
+ * IPoIB netdev that ib_get_net_dev_by_params() asks IPoIB for. The
+ * emulation registers a netdev of IPoIB's type and hardware address
+ * (xib0, never up) and answers for rxe0 with it.
+ */
+static struct esa_ipoib {
+	spinlock_t lock; /* protects everything below */
+	const struct xcma_ops *ops;
+	struct net_device *ndev;
+	int asks;
+	u32 port;
+	u16 pkey;
+	bool has_gid;
+	union ib_gid gid;
+	struct sockaddr_storage addr;
+} ipoib = { .lock = __SPIN_LOCK_UNLOCKED(ipoib.lock) };
+
+static const struct net_device_ops esa_ipoib_ops = {};
+
+static void esa_ipoib_setup(struct net_device *dev)
+{
+	dev->netdev_ops = &esa_ipoib_ops;
+	dev->type = ARPHRD_INFINIBAND;
+	dev->addr_len = INFINIBAND_ALEN;
+	dev->hard_header_len = 4;
+	dev->mtu = 2044;
+	dev->flags = IFF_BROADCAST | IFF_MULTICAST | IFF_NOARP;
+	memset(dev->broadcast, 0xff, INFINIBAND_ALEN);
+}
+
+/* what the emulation in use says of the port (not the kernel) */
+static bool esa_ib_port(struct ib_device *dev, u32 port)
+{
+	return READ_ONCE(ipoib.ops)->port_transport(dev, port) ==
+	       XCMA_TRANSPORT_IB;
+}
+
+static struct net_device *esa_gid_ndev_rcu(const struct ib_gid_attr *attr)
+{
+	if (esa_ib_port(attr->device, attr->port_num))
+		return ERR_PTR(-ENODEV);
+	return xcma_kernel_ops.gid_attr_ndev_rcu(attr);
+}
+
+static struct net_device *esa_net_dev_by_params(struct ib_device *dev,
+						u32 port, u16 pkey,
+						const union ib_gid *gid,
+						const struct sockaddr *addr)
+{
+	struct net_device *ndev = NULL;
+
+	if (!esa_ib_port(dev, port))
+		return xcma_kernel_ops.get_net_dev_by_params(dev, port, pkey,
+							     gid, addr);
+	spin_lock(&ipoib.lock);
+	ipoib.asks++;
+	ipoib.port = port;
+	ipoib.pkey = pkey;
+	ipoib.has_gid = gid;
+	if (gid)
+		ipoib.gid = *gid;
+	memset(&ipoib.addr, 0, sizeof(ipoib.addr));
+	memcpy(&ipoib.addr, addr, rdma_addr_size(addr));
+	ndev = ipoib.ndev;
+	dev_hold(ndev);
+	spin_unlock(&ipoib.lock);
+	return ndev;
+}
+
+static void esa_ipoib_remove(void *unused)
+{
+	struct net_device *ndev;
+
+	spin_lock(&ipoib.lock);
+	ndev = ipoib.ndev;
+	ipoib.ndev = NULL;
+	spin_unlock(&ipoib.lock);
+	unregister_netdev(ndev);
+	free_netdev(ndev);
+}
+
+/**
+ * esa_ipoib_install - IPoIB as the IB port's netdev, until the case ends
+ * @test: the case
+ * @ops: the emulation's ops: a GID of an IB port gets no netdev, and
+ *	get_net_dev_by_params answers with xib0 for it
+ * @gid: the port's GID, in xib0's hardware address
+ *
+ * Return: xib0 (registered, down, in init_net).
+ */
+struct net_device *esa_ipoib_install(struct kunit *test,
+				     struct xcma_ops *ops,
+				     const union ib_gid *gid)
+{
+	struct net_device *ndev;
+	u8 hw[MAX_ADDR_LEN];
+
+	ndev = alloc_netdev(0, "xib%d", NET_NAME_ENUM, esa_ipoib_setup);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ipoib_hw(hw, gid);
+	dev_addr_set(ndev, hw);
+	/* IPoIB's broadcast: QPN 0xffffff, ff12:401b:ffff::ffff:ffff */
+	memset(ndev->broadcast, 0, MAX_ADDR_LEN);
+	ndev->broadcast[1] = 0xff;
+	ndev->broadcast[2] = 0xff;
+	ndev->broadcast[3] = 0xff;
+	ndev->broadcast[4] = 0xff;
+	ndev->broadcast[5] = 0x12;
+	ndev->broadcast[6] = 0x40;
+	ndev->broadcast[7] = 0x1b;
+	ndev->broadcast[8] = 0xff;
+	ndev->broadcast[9] = 0xff;
+	memset(ndev->broadcast + 16, 0xff, 4);
+	if (register_netdev(ndev)) {
+		free_netdev(ndev);
+		KUNIT_FAIL(test, "xib0 not registered");
+		return NULL;
+	}
+	spin_lock(&ipoib.lock);
+	ipoib.ndev = ndev;
+	ipoib.asks = 0;
+	WRITE_ONCE(ipoib.ops, ops);
+	spin_unlock(&ipoib.lock);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, esa_ipoib_remove, NULL),
+			0);
+	ops->gid_attr_ndev_rcu = esa_gid_ndev_rcu;
+	ops->get_net_dev_by_params = esa_net_dev_by_params;
+	return ndev;
+}
+
+/**
+ * esa_ipoib_asked - what get_net_dev_by_params was asked last, for rxe0
+ * @port: its port
+ * @pkey: its partition
+ * @has_gid: whether it had a GID
+ * @gid: its GID, if it had one
+ * @addr: its address
+ *
+ * Return: how often it was asked since esa_ipoib_install(); false in
+ * *@has_gid for a request without a GID (SIDR).
+ */
+int esa_ipoib_asked(u32 *port, u16 *pkey, bool *has_gid, union ib_gid *gid,
+		    struct sockaddr_storage *addr)
+{
+	int asks;
+
+	spin_lock(&ipoib.lock);
+	asks = ipoib.asks;
+	*port = ipoib.port;
+	*pkey = ipoib.pkey;
+	*has_gid = ipoib.has_gid;
+	*gid = ipoib.gid;
+	*addr = ipoib.addr;
+	spin_unlock(&ipoib.lock);
+	return asks;
 }

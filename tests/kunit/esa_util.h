@@ -7,6 +7,8 @@
 #ifndef XCMA_KUNIT_ESA_UTIL_H
 #define XCMA_KUNIT_ESA_UTIL_H
 
+#include <kunit/test.h>
+#include <linux/netdevice.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
 
@@ -20,5 +22,10 @@ void esa_call_back(xcma_sa_path_cb cb, int status,
 		   const struct sa_path_rec *recs, int n, void *ctx);
 void esa_ipoib_dev_addr(struct rdma_dev_addr *da, const union ib_gid *sgid,
 			const union ib_gid *dgid, u16 pkey);
+struct net_device *esa_ipoib_install(struct kunit *test,
+				     struct xcma_ops *ops,
+				     const union ib_gid *gid);
+int esa_ipoib_asked(u32 *port, u16 *pkey, bool *has_gid, union ib_gid *gid,
+		    struct sockaddr_storage *addr);
 
 #endif

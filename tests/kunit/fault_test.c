@@ -555,6 +555,7 @@ static const struct xcma_ops fault_ops = {
 	.queue_route = f_queue_route,
 	/* no fault: the transport decision (ops.h) */
 	.port_transport = xcma_ops_port_transport,
+	.get_net_dev_by_params = ib_get_net_dev_by_params,
 };
 
 static void restore_ops(void *unused)

@@ -17,6 +17,8 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/if_arp.h>
+#include <linux/if_infiniband.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -32,6 +34,7 @@
 
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
+#include "../../cma/wire.h"
 #include "cm_util.h"
 #include "esa_util.h"
 #include "xcma/fsm.h"
@@ -258,6 +261,11 @@ static int esa_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *a,
 }
 
 static struct xcma_ops esa_ops;
+static void esa_install(struct kunit *test, enum esa_mode mode);
+
+/* rxe0's first GID, in xib0's hardware address; xib0, IPoIB's stand-in */
+static union ib_gid esa_port_gid;
+static struct net_device *esa_ipoib_ndev;
 
 /*
  * At the end of a case (or when it stops at an assertion): a query still
@@ -283,9 +291,20 @@ static void ib_destroy(struct kunit *test, struct rdma_cm_id *id)
 	kunit_release_action(test, ib_destroy_id, id);
 }
 
-/* the emulation, fresh, with rxe0 declared InfiniBand */
+/*
+ * the emulation, fresh, with rxe0 declared InfiniBand: its GIDs have no
+ * netdev, and a request's netdev is xib0 (esa_ipoib_install())
+ */
 static void esa_install(struct kunit *test, enum esa_mode mode)
 {
+	struct ib_device *dev;
+
+	memset(&esa_port_gid, 0, sizeof(esa_port_gid));
+	dev = ib_device_get_by_name(ESA_IB_DEV, RDMA_DRIVER_UNKNOWN);
+	if (dev) {
+		xcma_kernel_ops.query_gid(dev, 1, 0, &esa_port_gid);
+		ib_device_put(dev);
+	}
 	esa_ops = xcma_kernel_ops;
 	esa_ops.port_transport = esa_ib_transport;
 	esa_ops.sa_path_rec_get = esa_get;
@@ -302,6 +321,7 @@ static void esa_install(struct kunit *test, enum esa_mode mode)
 	esa.callbacks = 0;
 	spin_unlock(&esa.lock);
 	esa_req_calls = 0;
+	esa_ipoib_ndev = esa_ipoib_install(test, &esa_ops, &esa_port_gid);
 	xcma_ops_set(&esa_ops);
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, esa_ops_restore, NULL),
@@ -1830,6 +1850,122 @@ static int bind_probe(struct sockaddr_storage *a)
 }
 
 /* after another suite's removal of rxe0, its GIDs come back a little later */
+/*
+ * A REQ with an rdma_cm IP header for an IPv4 listener on the emulated
+ * IB port, whose GIDs have no netdev: as in-tree (cma_get_net_dev() on
+ * IB), the request's netdev is the IPoIB one that
+ * ib_get_net_dev_by_params() names for the port, the path's pkey, our GID
+ * and the listener's address; the listener is looked up in its namespace,
+ * and the new id takes its hardware address (rdma_copy_src_l2_addr()):
+ * its ifindex, ARPHRD_INFINIBAND, the QPN-and-GID address, the IPoIB
+ * broadcast. Before, xcma took the namespace from the GID's netdev, found
+ * none, and every IP-addressed REQ on InfiniBand was rejected (issue 26,
+ * bug 4).
+ */
+static void ib_ip_listen_req_takes_the_ipoib_netdev(struct kunit *test)
+{
+	static u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
+	static const union ib_gid peer = { .raw = {
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0,
+		0x30, 0x04 } };
+	struct sockaddr_storage a, client, asked;
+	const struct ib_gid_attr *attr;
+	struct side *s = cm_new_side(test);
+	struct ib_cm_event ev = {};
+	struct rdma_dev_addr *da;
+	struct sa_path_rec path;
+	struct ib_cm_id *cm_id;
+	struct rdma_cm_id *id, *conn;
+	union ib_gid gid;
+	bool has_gid;
+	u32 port;
+	u16 pkey;
+	int ret;
+
+	memset(&afib_cm, 0, sizeof(afib_cm));
+	/* bound over Soft-RoCE, then the port declared IB, as in xcma_ib */
+	id = afib_new_id(test, s, RDMA_PS_TCP);
+	s->listener = id;
+	s->action = REQ_KEEP;
+	cm_addr4(&a, "10.99.0.1", 18720);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	esa_install(test, ESA_ANSWER);
+	KUNIT_ASSERT_NOT_NULL(test, esa_ipoib_ndev);
+	esa_ops.insert_listen = afib_insert_listen;
+	esa_ops.send_mra = afib_send_mra;
+	esa_ops.send_rej = afib_send_rej;
+	/* the id goes before the emulation (actions run last first) */
+	kunit_remove_action(test, ib_destroy_id, id);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
+
+	/* the REQ: the client's header, the path turned for us */
+	cm_addr4(&client, "10.99.0.2", 18721);
+	KUNIT_ASSERT_EQ(test,
+			xcma_wire_hdr_encode(pdata, sizeof(pdata),
+					     (struct sockaddr *)&client,
+					     (struct sockaddr *)&a), 0);
+	attr = rdma_get_gid_attr(afib_cm.dev, 1, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(attr));
+	cm_id = ib_create_cm_id(afib_cm.dev, afib_cm_handler, NULL);
+	if (IS_ERR(cm_id))
+		rdma_put_gid_attr(attr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cm_id));
+	esa_rec(&path, 0, 0x0f0f, 0);
+	path.sgid = esa_port_gid;
+	path.dgid = peer;
+	path.service_id = afib_cm.sid;
+	path.pkey = htons(0xffff);
+	ev.event = IB_CM_REQ_RECEIVED;
+	ev.param.req_rcvd.primary_path = &path;
+	ev.param.req_rcvd.ppath_sgid_attr = attr;
+	ev.param.req_rcvd.port = 1;
+	ev.param.req_rcvd.qp_type = IB_QPT_RC;
+	ev.param.req_rcvd.remote_qpn = 0x99;
+	ev.param.req_rcvd.starting_psn = 0x1234;
+	ev.private_data = pdata;
+	ret = afib_cm.handler(cm_id, &ev);
+	rdma_put_gid_attr(attr);
+	if (ret)
+		ib_destroy_cm_id(cm_id);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the REQ was refused");
+	KUNIT_ASSERT_EQ(test, s->cn, 1);
+	KUNIT_EXPECT_EQ(test, s->cev[0], RDMA_CM_EVENT_CONNECT_REQUEST);
+	conn = s->conn;
+	KUNIT_ASSERT_NOT_NULL(test, conn);
+
+	/* what ib_get_net_dev_by_params() was asked */
+	KUNIT_EXPECT_EQ(test, esa_ipoib_asked(&port, &pkey, &has_gid, &gid,
+					      &asked), 1);
+	KUNIT_EXPECT_EQ(test, port, 1U);
+	KUNIT_EXPECT_EQ(test, pkey, 0xffff);
+	KUNIT_EXPECT_TRUE(test, has_gid);
+	KUNIT_EXPECT_EQ(test, memcmp(&gid, &esa_port_gid, sizeof(gid)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&asked, &a, sizeof(struct sockaddr_in)),
+			0);
+
+	/* the new id: the request's addresses, IPoIB's hardware address */
+	KUNIT_EXPECT_EQ(test, memcmp(&conn->route.addr.src_addr, &a,
+				     sizeof(struct sockaddr_in)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&conn->route.addr.dst_addr, &client,
+				     sizeof(struct sockaddr_in)), 0);
+	da = &conn->route.addr.dev_addr;
+	KUNIT_EXPECT_EQ(test, da->bound_dev_if, esa_ipoib_ndev->ifindex);
+	KUNIT_EXPECT_EQ(test, da->dev_type, ARPHRD_INFINIBAND);
+	KUNIT_EXPECT_EQ(test, memcmp(da->broadcast, esa_ipoib_ndev->broadcast,
+				     INFINIBAND_ALEN), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(da->src_dev_addr,
+				     esa_ipoib_ndev->dev_addr, 4), 0);
+	rdma_addr_get_sgid(da, &gid);
+	KUNIT_EXPECT_EQ(test, memcmp(&gid, &esa_port_gid, sizeof(gid)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, da->net, &init_net);
+	rdma_destroy_id(conn);
+	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
+	ib_destroy(test, id);
+}
+
 static int ib_suite_init(struct kunit_suite *suite)
 {
 	struct sockaddr_storage a4, a6;
@@ -1862,6 +1998,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_bad_input, afib_bad_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_resolve_route, afib_bound_gen_params),
 	KUNIT_CASE(ib_afib_listen_req),
+	KUNIT_CASE(ib_ip_listen_req_takes_the_ipoib_netdev),
 	KUNIT_CASE_PARAM(ib_afib_sidr_req, sidr_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_connect, afib_data_gen_params),
 	KUNIT_CASE(ib_afib_sidr_connect),

@@ -870,7 +870,17 @@ static void rm_sa_flush(struct rm_run *r)
 
 static void rm_ib_fakes(struct rm_run *r)
 {
+	union ib_gid gid = {};
+	struct ib_device *dev;
+
 	memset(rm_ib_aqs, 0, sizeof(rm_ib_aqs));
+	/* an IB port's GIDs have no netdev; a request's is IPoIB's (xib0) */
+	dev = ib_device_get_by_name(ESA_IB_DEV, RDMA_DRIVER_UNKNOWN);
+	if (dev) {
+		xcma_kernel_ops.query_gid(dev, 1, 0, &gid);
+		ib_device_put(dev);
+	}
+	esa_ipoib_install(r->test, &r->fake, &gid);
 	r->fake.port_transport = esa_ib_transport;
 	r->fake.translate_ip = rm_ib_translate_ip;
 	r->fake.resolve_ip = rm_ib_resolve_ip;
