@@ -8,6 +8,7 @@
  * it (moving the QP on a REP and sending the RTU, moving it to ERR on a
  * REJ), calls the user and leaves.
  */
+#include <kunit/static_stub.h>
 #include <linux/export.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
@@ -430,6 +431,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		return -EINVAL;
 	}
 	trace_cm_req_handler(listener, ib_event->event);
+	xcma_ib_req_found(&listener->id);
 	if (req->qp_type != listener->id.qp_type) {
 		ret = -EINVAL;
 		goto out;
@@ -450,7 +452,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		xcma_ops->hold_gid_attr(req->ppath_sgid_attr);
 		conn->id.route.addr.dev_addr.sgid_attr = req->ppath_sgid_attr;
 	}
-	xcma_id_track(conn);
+	xcma_id_track_conn(conn, listener);
 	/* the conn id takes over the ib_cm id */
 	conn->cm_id = cm_id;
 	cm_id->context = conn;
@@ -890,3 +892,18 @@ const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 	return NULL;
 }
 EXPORT_SYMBOL(rdma_consumer_reject_data);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * xcma_ib_req_found - a REQ has its listener, nothing is built for it yet
+ * @listener: the listener, held
+ *
+ * Test kernels only: a KUnit case stops the REQ here (a static stub) to
+ * destroy the listener from another task in this window.
+ */
+void xcma_ib_req_found(struct rdma_cm_id *listener)
+{
+	KUNIT_STATIC_STUB_REDIRECT(xcma_ib_req_found, listener);
+}
+EXPORT_SYMBOL_NS_GPL(xcma_ib_req_found, XCMA_INTERNAL);
+#endif

@@ -34,5 +34,12 @@ struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 				   enum ib_qp_type qp_type,
 				   const struct sockaddr_storage *local,
 				   const struct sockaddr_storage *remote);
+#if IS_ENABLED(CONFIG_KUNIT)
+void xcma_ib_req_found(struct rdma_cm_id *listener);
+#else
+static inline void xcma_ib_req_found(struct rdma_cm_id *listener)
+{
+}
+#endif
 
 #endif /* XCMA_IB_H */

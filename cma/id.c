@@ -290,8 +290,9 @@ const struct xcma_life_id_ops xcma_id_life_ops = {
  * @context: the user's context
  * @ps: port space
  * @qp_type: QP type
- * @parent: the listener a conn id or per-device child comes from, whose
- *	owner it inherits, or NULL
+ * @parent: the listener a conn id or per-device child comes from, or NULL;
+ *	the caller then names the id after it (its owner) once that
+ *	listener's owner cannot go away meanwhile
  * @caller: module name of the creator (KBUILD_MODNAME), or NULL for an id
  *	owned by the current process (rdma_create_user_id()); ignored with
  *	@parent
@@ -333,9 +334,8 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
 	rdma_restrack_new(&xid->res, RDMA_RESTRACK_CM_ID);
-	if (parent)
-		rdma_restrack_parent_name(&xid->res, &parent->res);
-	else
+	/* with a parent the caller names it (xcma_id_track_conn()) */
+	if (!parent)
 		rdma_restrack_set_name(&xid->res, caller);
 	xcma_life_id_init(&xid->life, &xcma_life);
 	kunit_track(xid, !parent);
@@ -466,6 +466,23 @@ void xcma_id_track(struct xcma_id *xid)
 	if (xid->life.fsm.dev)
 		rdma_restrack_add(&xid->res);
 	mutex_unlock(&xcma_life.lock);
+}
+
+/**
+ * xcma_id_track_conn - name a new conn id after its listener, and list it
+ * @conn: attached by xcma_fsm_id_enter_req()
+ * @listener: LISTEN, its handler lock held (by that same call)
+ *
+ * The conn id's owner is the listener's (its module, or its process's
+ * task), read only now: a destroy or removal of the listener untracks it
+ * (rdma_restrack_del() puts and clears its task) after it has taken that
+ * handler lock, so the task is still there. The in-tree CM names its conn
+ * id under the listener's handler mutex, after the LISTEN check, too.
+ */
+void xcma_id_track_conn(struct xcma_id *conn, struct xcma_id *listener)
+{
+	rdma_restrack_parent_name(&conn->res, &listener->res);
+	xcma_id_track(conn);
 }
 
 /**

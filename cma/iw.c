@@ -289,7 +289,7 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	attr = xcma_ops->get_gid_attr(conn->id.device, conn->id.port_num, 0);
 	if (!IS_ERR(attr))
 		conn->id.route.addr.dev_addr.sgid_attr = attr;
-	xcma_id_track(conn);
+	xcma_id_track_conn(conn, listener);
 	/* no callback of @iw before this one returns: no lock needed */
 	link->xid = conn;
 	link->iw = iw;

@@ -206,6 +206,8 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 			      p->id.qp_type, p, NULL);
 	if (!child)
 		goto err;
+	/* rdma_listen() of the parent runs: its owner stays */
+	rdma_restrack_parent_name(&child->res, &p->res);
 	ret = xcma_addr_copy(&child->id.route.addr.src_addr, xcma_id_src(p));
 	if (ret)
 		goto err_free;

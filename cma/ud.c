@@ -372,7 +372,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		xcma_ops->hold_gid_attr(req->sgid_attr);
 		conn->id.route.addr.dev_addr.sgid_attr = req->sgid_attr;
 	}
-	xcma_id_track(conn);
+	xcma_id_track_conn(conn, listener);
 	/* the conn id takes over the ib_cm id; ib_cm sends it nothing more */
 	conn->cm_id = cm_id;
 	cm_id->context = conn;

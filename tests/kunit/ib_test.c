@@ -15,6 +15,7 @@
  * from is named at each check. What is tested on a real transport and what
  * only here: see docs/transports.md, the matrix.
  */
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/if_arp.h>
@@ -32,6 +33,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
+#include "../../cma/ib.h"
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
 #include "../../cma/wire.h"
@@ -1548,6 +1550,135 @@ static void ib_afib_listen_req(struct kunit *test)
 	ib_destroy(test, id);
 }
 
+/* ---- a REQ whose listener is destroyed meanwhile ---- */
+
+struct req_race {
+	struct rdma_cm_id *listener;
+	struct completion destroyed;
+	bool taken;		/* the stub's thread destroys the listener */
+	bool untracked;		/* its restrack entry lost its task first */
+};
+
+static struct req_race *req_race;
+
+static int req_race_destroy(void *arg)
+{
+	struct req_race *r = arg;
+
+	rdma_destroy_id(r->listener);
+	complete(&r->destroyed);
+	return 0;
+}
+
+/*
+ * The stub of xcma_ib_req_found(): the REQ holds its listener, nothing
+ * is built yet. Another task destroys the listener; its destroy untracks
+ * it (rdma_restrack_del() puts and clears the owner's task) and then
+ * waits for this REQ's reference: wait for the first, then go on.
+ */
+static void destroy_while_found(struct rdma_cm_id *listener)
+{
+	struct req_race *r = req_race;
+	struct xcma_id *xid = xcma_id_of(listener);
+	struct task_struct *t;
+	int i;
+
+	if (listener != r->listener || r->taken)
+		return;
+	r->taken = true;
+	t = kthread_run(req_race_destroy, r, "ib_req_race");
+	if (IS_ERR(t)) {
+		r->taken = false;
+		return;
+	}
+	for (i = 0; i < 150 && READ_ONCE(xid->res.task); i++)
+		msleep(20);
+	r->untracked = !READ_ONCE(xid->res.task);
+}
+
+static void req_race_cleanup(void *arg)
+{
+	struct req_race *r = arg;
+
+	if (!r->taken)
+		rdma_destroy_id(r->listener);
+	else
+		wait_for_completion_timeout(&r->destroyed,
+					    msecs_to_jiffies(5000));
+}
+
+/*
+ * A conn id belongs to its listener's owner: for a process's listener
+ * (rdma_ucm's), that process's task. xcma reads the task once the REQ
+ * holds the listener's handler lock in LISTEN, as in-tree
+ * cma_ib_req_handler() names its conn id under the listener's handler
+ * mutex after the LISTEN check. Before (issue 26, "connection ids built
+ * before the listener's lock"), the conn id was named right after the
+ * lookup: a destroy of the listener in that window had cleared the
+ * task, and rdma_restrack_attach_task() WARNed (a WARN reachable from a
+ * process's close of its listener). Now the REQ finds the listener
+ * destroyed, builds nothing for it, and ib_cm is told to reject.
+ */
+static void ib_req_listener_destroyed_meanwhile(struct kunit *test)
+{
+	static const union ib_gid peer = { .raw = {
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0,
+		0x30, 0x05 } };
+	struct req_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct side *s = cm_new_side(test);
+	struct sockaddr_storage a;
+	struct ib_cm_id *cm_id;
+	struct rdma_cm_id *id;
+	unsigned int live;
+	u64 sid = RDMA_IB_IP_PS_IB | 18706;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	init_completion(&r->destroyed);
+	memset(&afib_cm, 0, sizeof(afib_cm));
+	afib_install(test, true);
+	esa_ops.insert_listen = afib_insert_listen;
+	esa_ops.send_mra = afib_send_mra;
+	esa_ops.send_rej = afib_send_rej;
+	id = rdma_create_user_id(cm_handler, s, RDMA_PS_IB, IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(id));
+	r->listener = id;
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, req_race_cleanup, r), 0);
+	s->listener = id;
+	s->action = REQ_KEEP;
+	afib_addr(&a, &afib_gid, AFIB_PKEY, sid, ~0ULL);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
+	KUNIT_EXPECT_PTR_EQ(test, xcma_id_of(id)->res.task, current);
+
+	/* a REQ while it listens: the conn id is this process's */
+	KUNIT_ASSERT_EQ(test, afib_req(test, sid, &peer, &cm_id), 0);
+	KUNIT_ASSERT_NOT_NULL(test, s->conn);
+	KUNIT_EXPECT_PTR_EQ(test, xcma_id_of(s->conn)->res.task, current);
+	KUNIT_EXPECT_NULL(test, xcma_id_of(s->conn)->res.kern_name);
+	rdma_destroy_id(s->conn);
+	s->conn = NULL;
+
+	/* a REQ during the listener's destroy */
+	live = xcma_id_live();
+	req_race = r;
+	kunit_activate_static_stub(test, xcma_ib_req_found,
+				   destroy_while_found);
+	KUNIT_EXPECT_NE(test, afib_req(test, sid, &peer, &cm_id), 0);
+	kunit_deactivate_static_stub(test, xcma_ib_req_found);
+	ib_destroy_cm_id(cm_id);
+	KUNIT_ASSERT_TRUE(test, r->taken);
+	KUNIT_EXPECT_TRUE_MSG(test, r->untracked,
+			      "the destroy did not untrack the listener");
+	KUNIT_EXPECT_TRUE(test,
+			  wait_for_completion_timeout(&r->destroyed,
+						      msecs_to_jiffies(5000)));
+	KUNIT_EXPECT_EQ(test, s->cn, 1);
+	KUNIT_EXPECT_NULL(test, s->conn);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), live - 1);
+}
+
 /* ---- rdma_connect() from an AF_IB id ---- */
 
 /*
@@ -1998,6 +2129,7 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE_PARAM(ib_afib_bad_input, afib_bad_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_resolve_route, afib_bound_gen_params),
 	KUNIT_CASE(ib_afib_listen_req),
+	KUNIT_CASE(ib_req_listener_destroyed_meanwhile),
 	KUNIT_CASE(ib_ip_listen_req_takes_the_ipoib_netdev),
 	KUNIT_CASE_PARAM(ib_afib_sidr_req, sidr_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_connect, afib_data_gen_params),
