@@ -57,6 +57,17 @@ static void ipoib_hw(u8 *hw, const union ib_gid *gid)
 	memcpy(hw + 4, gid->raw, sizeof(gid->raw));
 }
 
+/* an IPoIB broadcast address's first bytes: QPN 0xffffff, then ff12 */
+static void ipoib_bcast_qpn(u8 *b)
+{
+	memset(b, 0, MAX_ADDR_LEN);
+	b[1] = 0xff;
+	b[2] = 0xff;
+	b[3] = 0xff;
+	b[4] = 0xff;
+	b[5] = 0x12;
+}
+
 /**
  * esa_ipoib_dev_addr - make a resolved address look as IPoIB's
  * @da: the address
@@ -75,12 +86,7 @@ void esa_ipoib_dev_addr(struct rdma_dev_addr *da, const union ib_gid *sgid,
 	ipoib_hw(da->src_dev_addr, sgid);
 	if (dgid)
 		ipoib_hw(da->dst_dev_addr, dgid);
-	memset(da->broadcast, 0, MAX_ADDR_LEN);
-	da->broadcast[1] = 0xff;
-	da->broadcast[2] = 0xff;
-	da->broadcast[3] = 0xff;
-	da->broadcast[4] = 0xff;
-	da->broadcast[5] = 0x12;
+	ipoib_bcast_qpn(da->broadcast);
 	/* ib_addr_set_pkey(), spelled out: sparse frowns at its constant cast */
 	da->broadcast[8] = pkey >> 8;
 	da->broadcast[9] = pkey & 0xff;
@@ -190,12 +196,7 @@ struct net_device *esa_ipoib_install(struct kunit *test,
 	ipoib_hw(hw, gid);
 	dev_addr_set(ndev, hw);
 	/* IPoIB's broadcast: QPN 0xffffff, ff12:401b:ffff::ffff:ffff */
-	memset(ndev->broadcast, 0, MAX_ADDR_LEN);
-	ndev->broadcast[1] = 0xff;
-	ndev->broadcast[2] = 0xff;
-	ndev->broadcast[3] = 0xff;
-	ndev->broadcast[4] = 0xff;
-	ndev->broadcast[5] = 0x12;
+	ipoib_bcast_qpn(ndev->broadcast);
 	ndev->broadcast[6] = 0x40;
 	ndev->broadcast[7] = 0x1b;
 	ndev->broadcast[8] = 0xff;
