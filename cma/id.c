@@ -334,7 +334,10 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
 	rdma_restrack_new(&xid->res, RDMA_RESTRACK_CM_ID);
-	/* with a parent the caller names it (xcma_id_track_conn()) */
+	/*
+	 * with a parent the caller names it: xcma_id_track_conn() for a
+	 * conn id, xcma_listen_child() for a child
+	 */
 	if (!parent)
 		rdma_restrack_set_name(&xid->res, caller);
 	xcma_life_id_init(&xid->life, &xcma_life);
