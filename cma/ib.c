@@ -8,7 +8,6 @@
  * it (moving the QP on a REP and sending the RTU, moving it to ERR on a
  * REJ), calls the user and leaves.
  */
-#include <kunit/static_stub.h>
 #include <linux/export.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
@@ -17,6 +16,9 @@
 #include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <kunit/static_stub.h>
+#endif
 
 #include "addr.h"
 #include "ib.h"
