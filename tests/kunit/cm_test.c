@@ -211,6 +211,8 @@ static void reject_with_private_data(struct kunit *test)
 
 	cm_connect_and_get(test, cs, &cli, &d, 3);
 	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	/* recorded after the REJ is sent: the REJECTED can be first */
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 1));
 	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
 	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_CONSUMER_DEFINED);
 	KUNIT_EXPECT_EQ(test, cs->pdata_full, IB_CM_REJ_PRIVATE_DATA_SIZE);

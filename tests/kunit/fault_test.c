@@ -1414,6 +1414,12 @@ static void run_conn(struct kunit *test, const struct op_case *c, u16 port)
 		KUNIT_EXPECT_EQ(test, st_at(cs, false, 2), c->want);
 		KUNIT_EXPECT_EQ(test, state_of(cli), XCMA_FSM_CONNECT);
 		if (rej_lost) {
+			/*
+			 * The conn id's CONNECT_REQUEST is recorded after its
+			 * rdma_accept() has sent the REP: wait for the record,
+			 * the client's CONNECT_ERROR can come first.
+			 */
+			KUNIT_EXPECT_TRUE(test, wait_ev(ss, true, 1));
 			msleep(QUIET_MS);
 			KUNIT_EXPECT_EQ(test, READ_ONCE(ss->cn), 1);
 			destroy_client(cs);

@@ -520,6 +520,8 @@ static void ud_exchange(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
 	ud_expect(test, &p->cli, "client", ev_est, ARRAY_SIZE(ev_est));
 	KUNIT_EXPECT_EQ(test, p->cli.st[2], 0);
+	/* recorded after the SIDR REP is sent: the ESTABLISHED can be first */
+	KUNIT_ASSERT_TRUE(test, ud_wait(&p->conn, 1));
 	ud_expect(test, &p->conn, "conn", ev_cr, ARRAY_SIZE(ev_cr));
 	KUNIT_EXPECT_EQ(test, p->lis.n, 0);
 	KUNIT_ASSERT_EQ(test, p->accept_ret, 0);
@@ -696,6 +698,11 @@ static void ud_accept_other_qkey(struct kunit *test)
 	ud_client(p, false, 18732, true);
 	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
 	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	/*
+	 * accept_ret is set after rdma_accept() has sent the SIDR reject:
+	 * wait for the conn id's record, the UNREACHABLE can be first
+	 */
+	KUNIT_ASSERT_TRUE(test, ud_wait(&p->conn, 1));
 	KUNIT_EXPECT_EQ(test, p->accept_ret, -EINVAL);
 	ud_expect(test, &p->cli, "client", ev_unreach, ARRAY_SIZE(ev_unreach));
 	KUNIT_EXPECT_EQ(test, p->cli.st[2], IB_SIDR_REJECT);
@@ -852,6 +859,8 @@ static void ud_device_removal(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
 	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
 	KUNIT_ASSERT_EQ(test, p->cli.ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	/* recorded after the SIDR REP is sent: the ESTABLISHED can be first */
+	KUNIT_ASSERT_TRUE(test, ud_wait(&p->conn, 1));
 	KUNIT_ASSERT_EQ(test, p->accept_ret, 0);
 	for (i = 0; i < 3; i++) {
 		n[i] = ends[i]->n;
