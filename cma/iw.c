@@ -185,6 +185,23 @@ static unsigned int reply_event(int status)
 	}
 }
 
+/*
+ * The connection's addresses as iw_cm reports them with its reply, over
+ * the id's, whatever the outcome (in-tree cma_iw_handler()): a port
+ * mapper's (iwpm) may differ from those the id asked for.
+ */
+static void iw_reply_addrs(struct xcma_id *xid,
+			   const struct iw_cm_event *iw_ev)
+{
+	const struct sockaddr *l = (const struct sockaddr *)&iw_ev->local_addr;
+	const struct sockaddr *r = (const struct sockaddr *)&iw_ev->remote_addr;
+
+	if (xcma_addr_size(l))
+		memcpy(&xid->id.route.addr.src_addr, l, xcma_addr_size(l));
+	if (xcma_addr_size(r))
+		memcpy(&xid->id.route.addr.dst_addr, r, xcma_addr_size(r));
+}
+
 static int iw_event(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 {
 	struct rdma_cm_event ev = {};
@@ -219,6 +236,8 @@ static int iw_event(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 		return 0;
 	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF))
 		return 0;
+	if (iw_ev->event == IW_CM_EVENT_CONNECT_REPLY)
+		iw_reply_addrs(xid, iw_ev);
 	ev.event = xcma_fsm_event_cm_event(fev);
 	return iw_leave(xid, iw, xcma_id_call_user(xid, &ev));
 }

@@ -666,7 +666,33 @@ static struct {
 	/* iw_cm ids destroyed on a work item, each after a pause */
 	bool slow_deferred;
 	atomic_t deferred;
+	/*
+	 * the next iw_cm id created gets its CONNECT_REPLY with these ports
+	 * (0: none), as a port mapper's; @handler is xcma's for it
+	 */
+	u16 map_lport, map_rport;
+	iw_cm_handler handler;
 } iwf;
+
+static void iwf_set_port(struct sockaddr_storage *ss, u16 port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+/* iw_cm's CONNECT_REPLY, with the addresses a port mapper would give */
+static int iwf_mapped_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
+{
+	struct iw_cm_event mapped = *ev;
+
+	if (ev->event == IW_CM_EVENT_CONNECT_REPLY) {
+		iwf_set_port(&mapped.local_addr, iwf.map_lport);
+		iwf_set_port(&mapped.remote_addr, iwf.map_rport);
+	}
+	return iwf.handler(iw, &mapped);
+}
 
 /* the iw_cm ids xcma created and has not destroyed */
 static int iwf_mine(struct iw_cm_id *iw, bool add)
@@ -704,6 +730,10 @@ static struct iw_cm_id *f_iw_create(struct ib_device *dev,
 
 	if (err)
 		return ERR_PTR(err);
+	if (iwf.map_lport && !iwf.handler) {
+		iwf.handler = handler;
+		handler = iwf_mapped_handler;
+	}
 	iw = xcma_kernel_ops.iw_create_id(dev, handler, context);
 	if (!IS_ERR(iw))
 		iwf_mine(iw, true);
@@ -1304,6 +1334,53 @@ static void destroy_from_callback(struct kunit *test, int on, u16 port)
 	expect_siw0_idle(test);
 }
 
+/*
+ * The addresses iw_cm reports with its CONNECT_REPLY replace the id's,
+ * as in-tree (cma_iw_handler() copies the event's local and remote
+ * addresses): with a port mapper (iwpm) they are the mapped ones. Here
+ * the client's iw_cm id gets its reply with other ports; its id shows
+ * them once ESTABLISHED. Before, xcma kept the addresses it connected
+ * with (issue 26, iWARP: "CONNECT_REPLY does not refresh the
+ * addresses").
+ */
+static void connect_reply_addresses(struct kunit *test)
+{
+	struct side *cs = cm_new_side(test), *ss = cm_new_side(test);
+	unsigned int base = xcma_id_live();
+	u16 port = IW_PORT + 64;
+	struct rdma_cm_id *lis, *cli;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	iwf_arm(test, IW_NR, 0, 0);
+	lis = new_listener(test, ss, false, false, port);
+	iwf.map_lport = 40001;
+	iwf.map_rport = 40002;
+	cli = connect_client(test, cs, false, port, &pd, &cq);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
+	/* the reply went through the mapper */
+	KUNIT_EXPECT_NOT_NULL(test, iwf.handler);
+	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)
+				     &cli->route.addr.src_addr)->sin_port),
+			40001);
+	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)
+				     &cli->route.addr.dst_addr)->sin_port),
+			40002);
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 2));
+
+	cm_free_qp(cli, pd, cq);
+	rdma_destroy_id(cli);
+	if (ss->conn) {
+		cm_free_qp(ss->conn, ss->pd, ss->cq);
+		rdma_destroy_id(ss->conn);
+	}
+	rdma_destroy_id(lis);
+	xcma_iw_flush();
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
+	expect_siw0_idle(test);
+}
+
 static void destroy_from_iw_callback(struct kunit *test)
 {
 	destroy_from_callback(test, RDMA_CM_EVENT_ESTABLISHED, IW_PORT + 60);
@@ -1327,6 +1404,7 @@ static struct kunit_case iw_cases[] = {
 	KUNIT_CASE(device_removal),
 	KUNIT_CASE(destroy_from_iw_callback),
 	KUNIT_CASE(destroy_from_other_callback),
+	KUNIT_CASE(connect_reply_addresses),
 	{}
 };
 
