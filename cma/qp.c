@@ -53,8 +53,9 @@ static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
  * A UD id's attributes are always its own (its QKEY among them: the port
  * space's, see ud.c), ib_cm has none for it.
  *
- * Return: 0; -ENOSYS on a device without ib_cm or iw_cm; -ENODEV for a
- * UD id of PS_IPOIB (no SA on RoCE); the errnos of ib_cm and iw_cm.
+ * Return: 0; -ENOSYS on a device without ib_cm or iw_cm; for a UD id of
+ * PS_IPOIB, ib_sa's errno when it knows no broadcast group (-ENODEV on
+ * RoCE); the errnos of ib_cm and iw_cm.
  */
 int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)

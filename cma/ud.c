@@ -63,21 +63,31 @@ u32 xcma_ud_ps_qkey(enum rdma_ucm_port_space ps)
 
 /**
  * xcma_ud_default_qkey - give a UD id its port space's QKEY
- * @xid: the id
+ * @xid: the id, on a device
  *
  * PS_UDP and PS_IB always use RDMA_UDP_QKEY, written over any other as
- * in-tree; PS_IPOIB would ask the SA, which a RoCE port does not have
- * (ib_sa_get_mcmember_rec() says -ENODEV); the other port spaces keep
- * what they have.
+ * in-tree; PS_IPOIB takes the QKEY of its IPoIB broadcast group, which
+ * ib_sa knows once IPoIB has joined it (ib_sa_get_mcmember_rec(): a port
+ * without an SA, RoCE's, says -ENODEV; a group not joined -EADDRNOTAVAIL);
+ * the other port spaces keep what they have.
  *
- * Return: 0, or -ENODEV for PS_IPOIB.
+ * Return: 0, or ib_sa's errno for PS_IPOIB.
  */
 int xcma_ud_default_qkey(struct xcma_id *xid)
 {
 	u32 qkey = xcma_ud_ps_qkey(xid->id.ps);
+	struct ib_sa_mcmember_rec rec;
+	int ret;
 
-	if (xid->id.ps == RDMA_PS_IPOIB)
-		return -ENODEV;
+	if (xid->id.ps == RDMA_PS_IPOIB) {
+		ib_addr_get_mgid(&xid->id.route.addr.dev_addr, &rec.mgid);
+		ret = xcma_ops->sa_get_mcmember_rec(xid->id.device,
+						    xid->id.port_num,
+						    &rec.mgid, &rec);
+		if (ret)
+			return ret;
+		qkey = be32_to_cpu(rec.qkey);
+	}
 	if (qkey)
 		WRITE_ONCE(xid->qkey, qkey);
 	return 0;

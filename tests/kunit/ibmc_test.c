@@ -33,6 +33,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
+#include "../../cma/id.h"
 #include "../../cma/mcast.h"
 #include "../../cma/ops.h"
 #include "../../cma/xcma.h"
@@ -704,6 +705,53 @@ static void ibmc_record_ipoib(struct kunit *test)
 	ibmc_expect_all_left(test);
 }
 
+static const enum emc_mode qkey_modes[] = { EMC_ANSWER, EMC_NO_BCAST };
+
+static void qkey_mode_desc(const enum emc_mode *m, char *desc)
+{
+	strscpy(desc, *m == EMC_ANSWER ? "group_known" : "no_group",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(qkey_mode, qkey_modes, qkey_mode_desc);
+
+/*
+ * A PS_IPOIB UD id's QP takes the QKEY of its IPoIB broadcast group, as
+ * in-tree (cma_ib_init_qp_attr() -> cma_set_default_qkey() asks
+ * ib_sa_get_mcmember_rec() for the group of the id's broadcast address);
+ * if ib_sa knows no such group, rdma_init_qp_attr() fails with its errno
+ * and the id keeps no QKEY. Before, xcma refused every PS_IPOIB QP with
+ * -ENODEV without asking (issue 26, "RDMA_PS_IPOIB QKEY from the SA").
+ */
+static void ibmc_ipoib_qp_qkey_from_the_sa(struct kunit *test)
+{
+	enum emc_mode mode = *(const enum emc_mode *)test->param_value;
+	struct ibmc_log *l = ibmc_new_log(test);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	struct rdma_dev_addr *da;
+	union ib_gid mgid;
+	struct rdma_cm_id *id;
+	int mask = 0;
+
+	id = ibmc_id(test, l, RDMA_PS_IPOIB, IB_QPT_UD, mode);
+	/* rxe0 has the default partition only: the QP's pkey lookup */
+	da = &id->route.addr.dev_addr;
+	ib_addr_set_pkey(da, 0xffff);
+	ib_addr_get_mgid(da, &mgid);
+	if (mode == EMC_ANSWER) {
+		KUNIT_ASSERT_EQ(test, rdma_init_qp_attr(id, &attr, &mask), 0);
+		KUNIT_EXPECT_TRUE(test, mask & IB_QP_QKEY);
+		KUNIT_EXPECT_EQ(test, attr.qkey, EMC_BCAST_QKEY);
+	} else {
+		KUNIT_EXPECT_EQ(test, rdma_init_qp_attr(id, &attr, &mask),
+				-EADDRNOTAVAIL);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(xcma_id_of(id)->qkey), 0U);
+	}
+	KUNIT_EXPECT_EQ(test, emc.get_recs, 1);
+	KUNIT_EXPECT_EQ(test, memcmp(&emc.asked_mgid, &mgid, sizeof(mgid)), 0);
+	ibmc_destroy(test, id);
+}
+
 /* ---- MULTICAST_JOIN, as cma_make_mc_event() builds it ---- */
 
 /*
@@ -1251,6 +1299,7 @@ static struct kunit_case ibmc_cases[] = {
 	KUNIT_CASE_PARAM(ibmc_mgid_of_address, mgid_gen_params),
 	KUNIT_CASE(ibmc_record_fields),
 	KUNIT_CASE(ibmc_record_ipoib),
+	KUNIT_CASE_PARAM(ibmc_ipoib_qp_qkey_from_the_sa, qkey_mode_gen_params),
 	KUNIT_CASE(ibmc_join_event_fields),
 	KUNIT_CASE_PARAM(ibmc_sa_error_is_multicast_error, err_gen_params),
 	KUNIT_CASE(ibmc_reset_after_join),
