@@ -12,6 +12,8 @@
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <net/ip6_route.h>
+#include <net/ip_fib.h>
 #include <net/net_namespace.h>
 #include <rdma/ib.h>
 #include <rdma/ib_addr.h>
@@ -341,6 +343,129 @@ struct net_device *xcma_ib_req_netdev(struct ib_device *dev, u32 port,
 	return ndev;
 }
 
+static bool route4_leaves_by(struct net_device *ndev,
+			     const struct sockaddr_in *remote,
+			     const struct sockaddr_in *local)
+{
+	__be32 peer = remote->sin_addr.s_addr, ours = local->sin_addr.s_addr;
+	struct flowi4 fl4 = {
+		.flowi4_oif = ndev->ifindex,
+		.daddr = peer,
+		.saddr = ours,
+	};
+	struct fib_result res;
+
+	/* nothing is answered to or from these, whatever the routes say */
+	if (ipv4_is_multicast(ours) || ipv4_is_lbcast(ours) ||
+	    ipv4_is_zeronet(ours) || ipv4_is_loopback(ours) ||
+	    ipv4_is_lbcast(peer) || ipv4_is_zeronet(peer) ||
+	    ipv4_is_loopback(peer))
+		return false;
+	return !fib_lookup(dev_net(ndev), &fl4, &res, 0) &&
+	       FIB_RES_DEV(res) == ndev;
+}
+
+static bool route6_leaves_by(struct net_device *ndev,
+			     const struct sockaddr_in6 *remote,
+			     const struct sockaddr_in6 *local)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	int strict = ipv6_addr_type(&remote->sin6_addr) & IPV6_ADDR_LINKLOCAL;
+	struct rt6_info *rt;
+	bool ret;
+
+	rt = rt6_lookup(dev_net(ndev), &remote->sin6_addr, &local->sin6_addr,
+			ndev->ifindex, NULL, strict);
+	if (!rt)
+		return false;
+	/* by its inet6 device: a local address's route goes by lo */
+	ret = rt->rt6i_idev && rt->rt6i_idev->dev == ndev;
+	ip6_rt_put(rt);
+	return ret;
+#else
+	return false;
+#endif
+}
+
+/**
+ * xcma_ib_route_leaves_by - whether the answer to a request would leave by
+ *	the netdev it came in on
+ * @ndev: that netdev
+ * @remote: the request's source, where the answer goes
+ * @local: its destination, ours
+ *
+ * As in-tree validate_net_dev(): the route the namespace of @ndev has
+ * from @local to @remote for @ndev's ifindex must leave by @ndev, and no
+ * answer goes to a broadcast, zero or loopback address, or from those or
+ * a multicast one. Called under rcu_read_lock().
+ *
+ * Return: true if it would.
+ */
+bool xcma_ib_route_leaves_by(struct net_device *ndev,
+			     const struct sockaddr *remote,
+			     const struct sockaddr *local)
+{
+	if (remote->sa_family != local->sa_family)
+		return false;
+	switch (remote->sa_family) {
+	case AF_INET:
+		return route4_leaves_by(ndev,
+					(const struct sockaddr_in *)remote,
+					(const struct sockaddr_in *)local);
+	case AF_INET6:
+		return route6_leaves_by(ndev,
+					(const struct sockaddr_in6 *)remote,
+					(const struct sockaddr_in6 *)local);
+	default:
+		return false;
+	}
+}
+
+/**
+ * xcma_ib_req_ip_listener - the listener of a request with an IP header
+ * @ndev: the request's netdev (xcma_ib_req_netdev()), held
+ * @ibdev: the device the request came in on
+ * @service_id: its service ID
+ * @hdr: its rdma_cm header
+ * @local: our address in it
+ * @remote: the peer's
+ *
+ * As in-tree cma_ib_id_from_event(): a netdev that is down may be on its
+ * way to another namespace, and one by which the answer would not leave
+ * is not the peer's way to us; the request is refused for either
+ * (-EHOSTUNREACH, which ib_cm turns into a REJ). The namespace is read in
+ * the RCU section that saw the netdev up: a move closes the netdev and
+ * waits for such readers before it changes the namespace. The lookup
+ * takes it as a key only; a request to an IPv6 link-local address goes
+ * only to a listener bound to no netdev or to this one.
+ *
+ * Return: the listener, held; NULL if there is none; or
+ * ERR_PTR(-EHOSTUNREACH).
+ */
+struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,
+					struct ib_device *ibdev,
+					__be64 service_id, const void *hdr,
+					const struct sockaddr_storage *local,
+					const struct sockaddr_storage *remote)
+{
+	const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)local;
+	struct net *net = NULL;
+	int ll_ifindex = 0;
+
+	rcu_read_lock();
+	if ((READ_ONCE(ndev->flags) & IFF_UP) &&
+	    xcma_ops->route_leaves_by(ndev, (const struct sockaddr *)remote,
+				      (const struct sockaddr *)local))
+		net = dev_net(ndev);
+	rcu_read_unlock();
+	if (!net)
+		return ERR_PTR(-EHOSTUNREACH);
+	if (local->ss_family == AF_INET6 &&
+	    (ipv6_addr_type(&l6->sin6_addr) & IPV6_ADDR_LINKLOCAL))
+		ll_ifindex = ndev->ifindex;
+	return xcma_listen_find(net, ibdev, service_id, hdr, ll_ifindex);
+}
+
 /**
  * xcma_ib_sib_set - write an AF_IB address of a connection
  * @ss: the address, cleared first
@@ -425,12 +550,13 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 					  (struct sockaddr *)&local);
 		if (!ndev)
 			return -ENODEV;
-		listener = xcma_listen_find(dev_net(ndev), cm_id->device, sid,
-					    ib_event->private_data);
+		listener = xcma_ib_req_ip_listener(ndev, cm_id->device, sid,
+						   ib_event->private_data,
+						   &local, &remote);
 	}
-	if (!listener) {
+	if (IS_ERR_OR_NULL(listener)) {
 		dev_put(ndev);
-		return -EINVAL;
+		return listener ? PTR_ERR(listener) : -EINVAL;
 	}
 	trace_cm_req_handler(listener, ib_event->event);
 	xcma_ib_req_found(&listener->id);

@@ -34,6 +34,11 @@ struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
 				   enum ib_qp_type qp_type,
 				   const struct sockaddr_storage *local,
 				   const struct sockaddr_storage *remote);
+struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,
+					struct ib_device *ibdev,
+					__be64 service_id, const void *hdr,
+					const struct sockaddr_storage *local,
+					const struct sockaddr_storage *remote);
 #if IS_ENABLED(CONFIG_KUNIT)
 void xcma_ib_req_found(struct rdma_cm_id *listener);
 #else

@@ -93,6 +93,7 @@ struct find_arg {
 	struct ib_device *ibdev;
 	u32 port;
 	const struct xcma_wire_hdr *hdr;
+	int ll_ifindex;
 };
 
 /*
@@ -104,6 +105,7 @@ static bool match_listener(struct xcma_port_binding *b, void *arg)
 {
 	struct xcma_id *xid = container_of(b, struct xcma_id, bind);
 	struct find_arg *f = arg;
+	int bound;
 
 	lockdep_assert_held(&listen_lock);
 	if (!xid->listen_cm_id || xid->id.device != f->ibdev)
@@ -111,7 +113,14 @@ static bool match_listener(struct xcma_port_binding *b, void *arg)
 	if (!f->hdr)
 		return xcma_id_src(xid)->sa_family == AF_IB &&
 		       (!xid->id.port_num || xid->id.port_num == f->port);
-	return xcma_wire_hdr_match(f->hdr, xcma_id_src(xid), b->afonly);
+	if (!xcma_wire_hdr_match(f->hdr, xcma_id_src(xid), b->afonly))
+		return false;
+	/*
+	 * a link-local request only for a listener of any netdev or of its
+	 * own (in-tree cma_match_net_dev())
+	 */
+	bound = xid->id.route.addr.dev_addr.bound_dev_if;
+	return !f->ll_ifindex || !bound || bound == f->ll_ifindex;
 }
 
 /* the listener of @service_id in @net that match_listener() takes, held */
@@ -140,14 +149,18 @@ static struct xcma_id *find_listener(struct net *net, __be64 service_id,
  * @ibdev: the device the REQ came in on
  * @service_id: its service ID
  * @hdr: its rdma_cm header, decoded once already
+ * @ll_ifindex: for a request to an IPv6 link-local address, the ifindex
+ *	of that netdev (a listener bound to another one does not take it);
+ *	else 0
  *
  * Return: the listener with a reference the caller must put, or NULL.
  */
 struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 				 __be64 service_id,
-				 const struct xcma_wire_hdr *hdr)
+				 const struct xcma_wire_hdr *hdr, int ll_ifindex)
 {
-	struct find_arg f = { .ibdev = ibdev, .hdr = hdr };
+	struct find_arg f = { .ibdev = ibdev, .hdr = hdr,
+			      .ll_ifindex = ll_ifindex };
 
 	return find_listener(net, service_id, &f);
 }

@@ -19,7 +19,7 @@ int xcma_listen_start(struct xcma_id *xid);
 void xcma_listen_stop(struct xcma_id *xid);
 struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 				 __be64 service_id,
-				 const struct xcma_wire_hdr *hdr);
+				 const struct xcma_wire_hdr *hdr, int ll_ifindex);
 int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
 		      struct xcma_life_id **child);
 

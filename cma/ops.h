@@ -193,7 +193,15 @@ struct xcma_ops {
 						    u32 port, u16 pkey,
 						    const union ib_gid *gid,
 						    const struct sockaddr *addr);
+	bool (*route_leaves_by)(struct net_device *ndev,
+				const struct sockaddr *remote,
+				const struct sockaddr *local);
 };
+
+/* xcma's own (ib.c): the network stack's answer, behind the seam */
+bool xcma_ib_route_leaves_by(struct net_device *ndev,
+			     const struct sockaddr *remote,
+			     const struct sockaddr *local);
 
 /* wrappers of static inlines, so that each entry has an address */
 static inline struct ib_qp *xcma_ops_create_qp(struct ib_pd *pd,
@@ -281,6 +289,7 @@ static inline enum xcma_transport xcma_ops_port_transport(struct ib_device *dev,
 	.sa_free_multicast = ib_sa_free_multicast,		\
 	.sa_get_mcmember_rec = ib_sa_get_mcmember_rec,		\
 	.get_net_dev_by_params = ib_get_net_dev_by_params,	\
+	.route_leaves_by = xcma_ib_route_leaves_by,		\
 }
 
 #ifdef XCMA_OPS_SEAM

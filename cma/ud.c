@@ -332,13 +332,14 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 					  (struct sockaddr *)&local);
 		if (!ndev)
 			return -ENODEV;
-		listener = xcma_listen_find(dev_net(ndev), cm_id->device,
-					    req->service_id,
-					    ib_event->private_data);
+		listener = xcma_ib_req_ip_listener(ndev, cm_id->device,
+						   req->service_id,
+						   ib_event->private_data,
+						   &local, &remote);
 	}
-	if (!listener) {
+	if (IS_ERR_OR_NULL(listener)) {
 		dev_put(ndev);
-		return -EINVAL;
+		return listener ? PTR_ERR(listener) : -EINVAL;
 	}
 	trace_cm_req_handler(listener, ib_event->event);
 	if (listener->id.qp_type != IB_QPT_UD) {

@@ -3,6 +3,7 @@
 #include <linux/if_arp.h>
 #include <linux/if_infiniband.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 
 #include "esa_util.h"
@@ -97,7 +98,7 @@ void esa_ipoib_dev_addr(struct rdma_dev_addr *da, const union ib_gid *sgid,
  * (ib_core gives their attributes none), and a request's netdev is the
  * IPoIB netdev that ib_get_net_dev_by_params() asks IPoIB for. The
  * emulation registers a netdev of IPoIB's type and hardware address
- * (xib0, never up) and answers for rxe0 with it.
+ * (xib0, up, sending nothing) and answers for rxe0 with it.
  */
 static struct esa_ipoib {
 	spinlock_t lock; /* protects everything below */
@@ -111,7 +112,16 @@ static struct esa_ipoib {
 	struct sockaddr_storage addr;
 } ipoib = { .lock = __SPIN_LOCK_UNLOCKED(ipoib.lock) };
 
-static const struct net_device_ops esa_ipoib_ops = {};
+/* up, so that requests may use it; what it would send goes nowhere */
+static netdev_tx_t esa_ipoib_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops esa_ipoib_ops = {
+	.ndo_start_xmit = esa_ipoib_xmit,
+};
 
 static void esa_ipoib_setup(struct net_device *dev)
 {
@@ -163,6 +173,20 @@ static struct net_device *esa_net_dev_by_params(struct ib_device *dev,
 	return ndev;
 }
 
+/*
+ * On the fabric IPoIB stands for, the request's IPoIB netdev owns the
+ * address it was sent to and reaches the peer; xib0 owns no address here
+ * (the test's are on eth0), so the routes are not asked for it.
+ */
+static bool esa_route_leaves_by(struct net_device *ndev,
+				const struct sockaddr *remote,
+				const struct sockaddr *local)
+{
+	if (ndev == READ_ONCE(ipoib.ndev))
+		return true;
+	return xcma_kernel_ops.route_leaves_by(ndev, remote, local);
+}
+
 static void esa_ipoib_remove(void *unused)
 {
 	struct net_device *ndev;
@@ -182,7 +206,7 @@ static void esa_ipoib_remove(void *unused)
  *	get_net_dev_by_params answers with xib0 for it
  * @gid: the port's GID, in xib0's hardware address
  *
- * Return: xib0 (registered, down, in init_net).
+ * Return: xib0 (registered, up, in init_net).
  */
 struct net_device *esa_ipoib_install(struct kunit *test,
 				     struct xcma_ops *ops,
@@ -190,6 +214,7 @@ struct net_device *esa_ipoib_install(struct kunit *test,
 {
 	struct net_device *ndev;
 	u8 hw[MAX_ADDR_LEN];
+	int err;
 
 	ndev = alloc_netdev(0, "xib%d", NET_NAME_ENUM, esa_ipoib_setup);
 	KUNIT_ASSERT_NOT_NULL(test, ndev);
@@ -207,6 +232,15 @@ struct net_device *esa_ipoib_install(struct kunit *test,
 		KUNIT_FAIL(test, "xib0 not registered");
 		return NULL;
 	}
+	rtnl_lock();
+	err = dev_open(ndev, NULL);
+	rtnl_unlock();
+	if (err) {
+		unregister_netdev(ndev);
+		free_netdev(ndev);
+		KUNIT_FAIL(test, "xib0 not up: %d", err);
+		return NULL;
+	}
 	spin_lock(&ipoib.lock);
 	ipoib.ndev = ndev;
 	ipoib.asks = 0;
@@ -217,6 +251,7 @@ struct net_device *esa_ipoib_install(struct kunit *test,
 			0);
 	ops->gid_attr_ndev_rcu = esa_gid_ndev_rcu;
 	ops->get_net_dev_by_params = esa_net_dev_by_params;
+	ops->route_leaves_by = esa_route_leaves_by;
 	return ndev;
 }
 

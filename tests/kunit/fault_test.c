@@ -524,6 +524,14 @@ static struct net_device *f_gid_attr_ndev_rcu(const struct ib_gid_attr *attr)
 	return xcma_kernel_ops.gid_attr_ndev_rcu(attr);
 }
 
+/* no fault: whether a REQ's answer leaves by its netdev */
+static bool f_route_leaves_by(struct net_device *ndev,
+			      const struct sockaddr *remote,
+			      const struct sockaddr *local)
+{
+	return xcma_kernel_ops.route_leaves_by(ndev, remote, local);
+}
+
 static const struct xcma_ops fault_ops = {
 	.resolve_ip = f_resolve_ip,
 	.addr_cancel = f_addr_cancel,
@@ -556,6 +564,7 @@ static const struct xcma_ops fault_ops = {
 	/* no fault: the transport decision (ops.h) */
 	.port_transport = xcma_ops_port_transport,
 	.get_net_dev_by_params = ib_get_net_dev_by_params,
+	.route_leaves_by = f_route_leaves_by,
 };
 
 static void restore_ops(void *unused)

@@ -21,9 +21,11 @@
 #include <linux/if_arp.h>
 #include <linux/if_infiniband.h>
 #include <linux/kthread.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
@@ -1993,51 +1995,31 @@ static int bind_probe(struct sockaddr_storage *a)
  * none, and every IP-addressed REQ on InfiniBand was rejected (issue 26,
  * bug 4).
  */
-static void ib_ip_listen_req_takes_the_ipoib_netdev(struct kunit *test)
+/*
+ * A REQ with the rdma_cm IP header of @peer to @ours, as ib_cm hands it
+ * to afib_cm's listen callback: on rxe0's port 1, in the GID @attr, the
+ * path turned for us. ib_cm destroys the REQ's id when the callback
+ * returns non-zero; here the case does.
+ *
+ * Return: the callback's value.
+ */
+static int ip_req(struct kunit *test, const struct sockaddr_storage *peer,
+		  const struct sockaddr_storage *ours)
 {
-	static u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
-	static const union ib_gid peer = { .raw = {
+	static const union ib_gid peer_gid = { .raw = {
 		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0,
 		0x30, 0x04 } };
-	struct sockaddr_storage a, client, asked;
+	static u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
 	const struct ib_gid_attr *attr;
-	struct side *s = cm_new_side(test);
 	struct ib_cm_event ev = {};
-	struct rdma_dev_addr *da;
 	struct sa_path_rec path;
 	struct ib_cm_id *cm_id;
-	struct rdma_cm_id *id, *conn;
-	union ib_gid gid;
-	bool has_gid;
-	u32 port;
-	u16 pkey;
 	int ret;
 
-	memset(&afib_cm, 0, sizeof(afib_cm));
-	/* bound over Soft-RoCE, then the port declared IB, as in xcma_ib */
-	id = afib_new_id(test, s, RDMA_PS_TCP);
-	s->listener = id;
-	s->action = REQ_KEEP;
-	cm_addr4(&a, "10.99.0.1", 18720);
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&a), 0);
-	esa_install(test, ESA_ANSWER);
-	KUNIT_ASSERT_NOT_NULL(test, esa_ipoib_ndev);
-	esa_ops.insert_listen = afib_insert_listen;
-	esa_ops.send_mra = afib_send_mra;
-	esa_ops.send_rej = afib_send_rej;
-	/* the id goes before the emulation (actions run last first) */
-	kunit_remove_action(test, ib_destroy_id, id);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
-			0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
-	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
-
-	/* the REQ: the client's header, the path turned for us */
-	cm_addr4(&client, "10.99.0.2", 18721);
 	KUNIT_ASSERT_EQ(test,
 			xcma_wire_hdr_encode(pdata, sizeof(pdata),
-					     (struct sockaddr *)&client,
-					     (struct sockaddr *)&a), 0);
+					     (struct sockaddr *)peer,
+					     (struct sockaddr *)ours), 0);
 	attr = rdma_get_gid_attr(afib_cm.dev, 1, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(attr));
 	cm_id = ib_create_cm_id(afib_cm.dev, afib_cm_handler, NULL);
@@ -2045,8 +2027,8 @@ static void ib_ip_listen_req_takes_the_ipoib_netdev(struct kunit *test)
 		rdma_put_gid_attr(attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cm_id));
 	esa_rec(&path, 0, 0x0f0f, 0);
-	path.sgid = esa_port_gid;
-	path.dgid = peer;
+	path.sgid = attr->gid;
+	path.dgid = peer_gid;
 	path.service_id = afib_cm.sid;
 	path.pkey = htons(0xffff);
 	ev.event = IB_CM_REQ_RECEIVED;
@@ -2061,7 +2043,55 @@ static void ib_ip_listen_req_takes_the_ipoib_netdev(struct kunit *test)
 	rdma_put_gid_attr(attr);
 	if (ret)
 		ib_destroy_cm_id(cm_id);
-	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the REQ was refused");
+	return ret;
+}
+
+/* a listener on @ours over rxe0, its ib_cm listen afib_cm's (@ib: IB) */
+static struct rdma_cm_id *ip_listener(struct kunit *test, struct side *s,
+				      const struct sockaddr_storage *ours,
+				      bool ib)
+{
+	struct rdma_cm_id *id;
+
+	memset(&afib_cm, 0, sizeof(afib_cm));
+	/* bound over Soft-RoCE, then the port declared IB, as in xcma_ib */
+	id = afib_new_id(test, s, RDMA_PS_TCP);
+	s->listener = id;
+	s->action = REQ_KEEP;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)ours), 0);
+	esa_install(test, ESA_ANSWER);
+	KUNIT_ASSERT_NOT_NULL(test, esa_ipoib_ndev);
+	if (!ib)
+		esa_ops.port_transport = xcma_kernel_ops.port_transport;
+	esa_ops.insert_listen = afib_insert_listen;
+	esa_ops.send_mra = afib_send_mra;
+	esa_ops.send_rej = afib_send_rej;
+	/* the id goes before the emulation (actions run last first) */
+	kunit_remove_action(test, ib_destroy_id, id);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ib_destroy_id, id),
+			0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(id, 4), 0);
+	KUNIT_ASSERT_NOT_NULL(test, afib_cm.handler);
+	return id;
+}
+
+static void ib_ip_listen_req_takes_the_ipoib_netdev(struct kunit *test)
+{
+	struct sockaddr_storage a, client, asked;
+	struct side *s = cm_new_side(test);
+	struct rdma_dev_addr *da;
+	struct rdma_cm_id *id, *conn;
+	union ib_gid gid;
+	bool has_gid;
+	u32 port;
+	u16 pkey;
+
+	cm_addr4(&a, "10.99.0.1", 18720);
+	id = ip_listener(test, s, &a, true);
+	/* the REQ: the client's header, the path turned for us */
+	cm_addr4(&client, "10.99.0.2", 18721);
+	KUNIT_ASSERT_EQ_MSG(test, ip_req(test, &client, &a), 0,
+			    "the REQ was refused");
 	KUNIT_ASSERT_EQ(test, s->cn, 1);
 	KUNIT_EXPECT_EQ(test, s->cev[0], RDMA_CM_EVENT_CONNECT_REQUEST);
 	conn = s->conn;
@@ -2094,6 +2124,193 @@ static void ib_ip_listen_req_takes_the_ipoib_netdev(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, da->net, &init_net);
 	rdma_destroy_id(conn);
 	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
+	ib_destroy(test, id);
+}
+
+/* rtnl held around a netdev's state change, as ip link set does */
+static int set_up(struct net_device *ndev, bool up)
+{
+	int err = 0;
+
+	rtnl_lock();
+	if (up)
+		err = dev_open(ndev, NULL);
+	else
+		dev_close(ndev);
+	rtnl_unlock();
+	return err;
+}
+
+/*
+ * A REQ whose netdev is down is refused before a listener is looked for,
+ * as in-tree (cma_ib_id_from_event(): the netdev may be on its way to
+ * another namespace, -EHOSTUNREACH, which ib_cm answers with a REJ): here
+ * xib0, the IPoIB netdev of the emulated IB port, closed. The listener
+ * hears nothing and keeps listening; with xib0 up again the same REQ is
+ * taken. Before, xcma took it while xib0 was down (issue 26, "no netdev
+ * checks on incoming REQs").
+ */
+static void ib_req_on_a_down_netdev_is_refused(struct kunit *test)
+{
+	struct sockaddr_storage a, client;
+	struct side *s = cm_new_side(test);
+	struct rdma_cm_id *id;
+
+	cm_addr4(&a, "10.99.0.1", 18722);
+	id = ip_listener(test, s, &a, true);
+	set_up(esa_ipoib_ndev, false);
+	cm_addr4(&client, "10.99.0.2", 18723);
+	KUNIT_EXPECT_EQ(test, ip_req(test, &client, &a), -EHOSTUNREACH);
+	KUNIT_EXPECT_EQ(test, s->cn, 0);
+	KUNIT_EXPECT_NULL(test, s->conn);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_LISTEN);
+	if (s->conn) {
+		/* taken after all: not left behind for the next case */
+		rdma_destroy_id(s->conn);
+		s->conn = NULL;
+		s->cn = 0;
+	}
+
+	KUNIT_ASSERT_EQ(test, set_up(esa_ipoib_ndev, true), 0);
+	KUNIT_EXPECT_EQ(test, ip_req(test, &client, &a), 0);
+	KUNIT_EXPECT_EQ(test, s->cn, 1);
+	if (s->conn)
+		rdma_destroy_id(s->conn);
+	ib_destroy(test, id);
+}
+
+struct rcase {
+	const char *name;
+	const char *ours;
+	const char *peer;
+	int ret;
+};
+
+/*
+ * The test VM's routes: 10.99.0.0/24 and fd00:99::/64 on eth0 (rxe0's
+ * netdev), no IPv4 default route; ::1 on lo. Every IPv6 peer but ::1 has
+ * a route by eth0: QEMU's user network, isolated as it is, advertises an
+ * IPv6 default router (fe80::2) shortly after boot.
+ */
+static const struct rcase route_cases[] = {
+	{ "v4_on_link", "10.99.0.1", "10.99.0.2", 0 },
+	{ "v4_no_route", "10.99.0.1", "192.0.2.2", -EHOSTUNREACH },
+	{ "v4_peer_loopback", "10.99.0.1", "127.0.0.1", -EHOSTUNREACH },
+	{ "v6_on_link", "fd00:99::1", "fd00:99::2", 0 },
+	{ "v6_peer_by_lo", "fd00:99::1", "::1", -EHOSTUNREACH },
+};
+
+KUNIT_ARRAY_PARAM_DESC(route, route_cases, name);
+
+static void ip_addr(struct sockaddr_storage *ss, const char *ip, u16 port)
+{
+	if (strchr(ip, ':'))
+		cm_addr6(ss, ip, port);
+	else
+		cm_addr4(ss, ip, port);
+}
+
+/*
+ * A REQ over RoCE (rxe0's GID, netdev eth0) is taken only if the answer
+ * to its peer would leave by eth0, as in-tree validate_net_dev(): the
+ * route from our address to the peer's, for eth0's ifindex, goes by eth0
+ * (for IPv6, by its inet6 device), and the peer's address is none of
+ * loopback, zero or broadcast; else -EHOSTUNREACH and the listener hears
+ * nothing. Before, xcma took every one of them (issue 26, "no netdev
+ * checks on incoming REQs").
+ */
+static void roce_req_route_back(struct kunit *test)
+{
+	const struct rcase *c = test->param_value;
+	struct sockaddr_storage a, client;
+	struct side *s = cm_new_side(test);
+	struct rdma_cm_id *id;
+
+	ip_addr(&a, c->ours, 18724);
+	id = ip_listener(test, s, &a, false);
+	ip_addr(&client, c->peer, 18725);
+	KUNIT_EXPECT_EQ(test, ip_req(test, &client, &a), c->ret);
+	KUNIT_EXPECT_EQ(test, s->cn, c->ret ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, cm_state(id), XCMA_FSM_LISTEN);
+	if (s->conn) {
+		/* the conn id took eth0's address: its netdev was eth0 */
+		KUNIT_EXPECT_EQ(test, s->conn->route.addr.dev_addr.dev_type,
+				ARPHRD_ETHER);
+		rdma_destroy_id(s->conn);
+	}
+	ib_destroy(test, id);
+}
+
+/* rxe0's first GID (eth0's link-local address) on @port, scoped to eth0 */
+static void eth0_ll(struct kunit *test, struct sockaddr_storage *ss, u16 port)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	const struct ib_gid_attr *attr;
+	struct ib_device *dev;
+	struct net_device *ndev;
+
+	dev = ib_device_get_by_name("rxe0", RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	attr = rdma_get_gid_attr(dev, 1, 0);
+	ib_device_put(dev);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(attr));
+	memset(ss, 0, sizeof(*ss));
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, &attr->gid, sizeof(s6->sin6_addr));
+	rdma_put_gid_attr(attr);
+	KUNIT_ASSERT_TRUE(test, ipv6_addr_type(&s6->sin6_addr) &
+				IPV6_ADDR_LINKLOCAL);
+	ndev = dev_get_by_name(&init_net, "eth0");
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	s6->sin6_scope_id = ndev->ifindex;
+	dev_put(ndev);
+}
+
+struct llcase {
+	const char *name;
+	bool ib;	/* the request comes in on xib0, else on eth0 */
+	bool bound;	/* the listener is bound to eth0's address, else :: */
+	int ret;
+};
+
+static const struct llcase ll_cases[] = {
+	{ "bound_on_its_netdev", false, true, 0 },
+	{ "bound_on_another_netdev", true, true, -EINVAL },
+	{ "wildcard_on_another_netdev", true, false, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ll, ll_cases, name);
+
+/*
+ * A request to an IPv6 link-local address is for a listener bound to no
+ * netdev or to the one it came in on, as in-tree (cma_match_net_dev():
+ * the listener's bound_dev_if, from the scope of its address): here a
+ * listener bound to eth0's link-local address takes a REQ that came in on
+ * eth0 (RoCE), not one that came in on xib0 (the emulated IB port's
+ * IPoIB netdev), which a wildcard listener takes. Before, xcma matched
+ * the address alone (issue 26, sweep: "every lookup that assumes a
+ * netdev").
+ */
+static void ll_req_on_the_listeners_netdev(struct kunit *test)
+{
+	const struct llcase *c = test->param_value;
+	struct sockaddr_storage a, l, client;
+	struct side *s = cm_new_side(test);
+	struct rdma_cm_id *id;
+
+	eth0_ll(test, &a, 18726);
+	if (c->bound)
+		l = a;
+	else
+		cm_addr6(&l, "::", 18726);
+	id = ip_listener(test, s, &l, c->ib);
+	cm_addr6(&client, "fe80::2", 18727);
+	((struct sockaddr_in6 *)&a)->sin6_scope_id = 0;
+	KUNIT_EXPECT_EQ(test, ip_req(test, &client, &a), c->ret);
+	KUNIT_EXPECT_EQ(test, s->cn, c->ret ? 0 : 1);
+	if (s->conn)
+		rdma_destroy_id(s->conn);
 	ib_destroy(test, id);
 }
 
@@ -2131,6 +2348,9 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE(ib_afib_listen_req),
 	KUNIT_CASE(ib_req_listener_destroyed_meanwhile),
 	KUNIT_CASE(ib_ip_listen_req_takes_the_ipoib_netdev),
+	KUNIT_CASE(ib_req_on_a_down_netdev_is_refused),
+	KUNIT_CASE_PARAM(roce_req_route_back, route_gen_params),
+	KUNIT_CASE_PARAM(ll_req_on_the_listeners_netdev, ll_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_sidr_req, sidr_gen_params),
 	KUNIT_CASE_PARAM(ib_afib_connect, afib_data_gen_params),
 	KUNIT_CASE(ib_afib_sidr_connect),

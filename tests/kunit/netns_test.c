@@ -71,7 +71,7 @@ static struct xcma_id *lookup(struct kunit *test, struct net *net,
 	return xcma_listen_find(net, ibdev,
 				xcma_wire_addr_service_id(RDMA_PS_TCP,
 							  (struct sockaddr *)&dst),
-				(const struct xcma_wire_hdr *)buf);
+				(const struct xcma_wire_hdr *)buf, 0);
 }
 
 /* the wildcard listener whose per-device child @found is, or NULL */
