@@ -325,13 +325,7 @@ static void request_enomem_is_retried(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ss->n, 0);
 	KUNIT_EXPECT_EQ(test, ss->nconns, 1);
 
-	cm_free_qp(cli, pd, cq);
-	rdma_destroy_id(cli);
-	if (ss->conn) {
-		cm_free_qp(ss->conn, ss->pd, ss->cq);
-		rdma_destroy_id(ss->conn);
-	}
-	rdma_destroy_id(lis);
+	cm_pair_destroy(cli, pd, cq, ss, lis);
 }
 
 /* ---- a consumer that disconnects and drains on removal (RDS) ---- */

@@ -149,6 +149,26 @@ static int on_request(struct side *s, struct rdma_cm_id *id,
 	return 0;
 }
 
+/**
+ * cm_pair_destroy - destroy a client, its listener's conn id and the listener
+ * @cli: the client, with the QP of @pd and @cq
+ * @pd: its PD
+ * @cq: its CQ
+ * @ss: the listener's side: its conn id, if it got one, goes with its QP
+ * @lis: the listener
+ */
+void cm_pair_destroy(struct rdma_cm_id *cli, struct ib_pd *pd,
+		     struct ib_cq *cq, struct side *ss, struct rdma_cm_id *lis)
+{
+	cm_free_qp(cli, pd, cq);
+	rdma_destroy_id(cli);
+	if (ss->conn) {
+		cm_free_qp(ss->conn, ss->pd, ss->cq);
+		rdma_destroy_id(ss->conn);
+	}
+	rdma_destroy_id(lis);
+}
+
 int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct side *s = id->context;

@@ -77,6 +77,8 @@ struct side {
 struct side *cm_new_side(struct kunit *test);
 int cm_make_qp(struct rdma_cm_id *id, struct ib_pd **pd, struct ib_cq **cq);
 void cm_free_qp(struct rdma_cm_id *id, struct ib_pd *pd, struct ib_cq *cq);
+void cm_pair_destroy(struct rdma_cm_id *cli, struct ib_pd *pd,
+		     struct ib_cq *cq, struct side *ss, struct rdma_cm_id *lis);
 int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 bool cm_wait_events(struct side *s, bool conn, int count);
 void cm_expect_events(struct kunit *test, struct side *s, bool conn,

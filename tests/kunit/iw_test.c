@@ -1310,13 +1310,7 @@ static void destroy_from_callback(struct kunit *test, int on, u16 port)
 	KUNIT_EXPECT_EQ(test, ncs->ev[2], RDMA_CM_EVENT_ESTABLISHED);
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(ns, true, 2));
 
-	cm_free_qp(ncli, npd, ncq);
-	rdma_destroy_id(ncli);
-	if (ns->conn) {
-		cm_free_qp(ns->conn, ns->pd, ns->cq);
-		rdma_destroy_id(ns->conn);
-	}
-	rdma_destroy_id(nlis);
+	cm_pair_destroy(ncli, npd, ncq, ns, nlis);
 	cm_free_qp(vs->conn, vs->pd, vs->cq);
 	rdma_destroy_id(vs->conn);
 	if (in_iw)
@@ -1369,13 +1363,7 @@ static void connect_reply_addresses(struct kunit *test)
 			40002);
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 2));
 
-	cm_free_qp(cli, pd, cq);
-	rdma_destroy_id(cli);
-	if (ss->conn) {
-		cm_free_qp(ss->conn, ss->pd, ss->cq);
-		rdma_destroy_id(ss->conn);
-	}
-	rdma_destroy_id(lis);
+	cm_pair_destroy(cli, pd, cq, ss, lis);
 	xcma_iw_flush();
 	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
 	expect_siw0_idle(test);
