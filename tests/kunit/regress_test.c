@@ -812,6 +812,23 @@ static void rg_rxe1_setup(struct kunit *test, bool rxe1)
 	}
 }
 
+/*
+ * ib_cm's counters of rxe0's port that are not 0 (messages sent and
+ * received, retransmissions, duplicates) into the console, each as
+ * "cm_tx_retries/req:1": a diagnosis, no check
+ */
+static void rg_cm_counters(void)
+{
+	char sh[] = "/bin/sh", opt[] = "-c";
+	char cmd[] =
+		"cd /sys/class/infiniband/rxe0/ports/1&&grep -H . cm_*/*|grep -v ':0$'>/dev/kmsg";
+	char home[] = "HOME=/", path[] = "PATH=/bin:/sbin:/usr/bin:/usr/sbin";
+	char *argv[4] = { sh, opt, cmd, NULL };
+	char *envp[3] = { home, path, NULL };
+
+	call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+}
+
 /* ---- the cases ---- */
 
 /*
@@ -874,7 +891,8 @@ static void destroy_by_return_races_rep(struct kunit *test)
 		 * yet the server's REJECTED was consumer defined: the REP had
 		 * reached the client's ib_cm by its destroy). Say where the
 		 * REP was: the client's ib_cm id still IB_CM_REQ_SENT (2), or
-		 * IB_CM_REP_RCVD (7) with xcma's delivery not yet begun.
+		 * IB_CM_REP_RCVD (7) with xcma's delivery not yet begun; and
+		 * whether ib_cm retransmitted or saw duplicates (MADs lost).
 		 */
 		struct ib_cm_id *cm = READ_ONCE(xcma_id_of(c->id)->cm_id);
 
@@ -882,6 +900,7 @@ static void destroy_by_return_races_rep(struct kunit *test)
 			   "no REP in %lld ms: client ib_cm state %d, server CONNECT_REQUESTs %d, accept error %d\n",
 			   ktime_ms_delta(ktime_get(), t0),
 			   cm ? (int)READ_ONCE(cm->state) : -1, ss->cn, ss->err);
+		rg_cm_counters();
 	}
 	KUNIT_EXPECT_GT_MSG(test, rg_refs(c->id), refs, "no REP came");
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 1));
