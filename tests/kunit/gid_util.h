@@ -51,4 +51,38 @@ static inline bool gid_util_present(struct ib_device *ibdev,
 	return true;
 }
 
+/*
+ * The default GID of @mac is in one of port 1's default slots, for @ndev,
+ * as RoCE v2. ib_core reserves the first slots of a RoCE port's table for
+ * the default GIDs, one per GID type (0 and 1 on rxe: v1 and v2). Its
+ * work item for a new MAC deletes the netdev's GIDs one at a time in slot
+ * order, so the old default GIDs first, and sets the new default GIDs
+ * only once every old GID is gone: the new MAC's default GID in a default
+ * slot is the one sign that the delete is over. Its value alone is not:
+ * the boot MAC's default GID is also the GID of eth0's IPv6 link-local
+ * address, which stays in a later slot until the delete reaches it.
+ */
+static inline bool gid_util_default_is(struct ib_device *ibdev,
+				       struct net_device *ndev, const u8 *mac)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+	bool found = false;
+	u32 ix;
+
+	gid_util_ll(&gid, mac);
+	for (ix = 0; ix < 2 && !found; ix++) {
+		attr = rdma_get_gid_attr(ibdev, 1, ix);
+		if (IS_ERR(attr))
+			continue;
+		rcu_read_lock();
+		found = attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+			!memcmp(&attr->gid, &gid, sizeof(gid)) &&
+			rdma_read_gid_attr_ndev_rcu(attr) == ndev;
+		rcu_read_unlock();
+		rdma_put_gid_attr(attr);
+	}
+	return found;
+}
+
 #endif

@@ -74,16 +74,6 @@ static int resolve_once(const struct interop_cm *cm, int *event)
 	return ret;
 }
 
-/* the default GID of @mac is in rxe0's table */
-static bool ll_gid_present(struct ib_device *ibdev, struct net_device *ndev,
-			   const u8 *mac)
-{
-	union ib_gid gid;
-
-	gid_util_ll(&gid, mac);
-	return gid_util_present(ibdev, ndev, &gid);
-}
-
 /* the IPv4 and IPv6 address GIDs, the work item's last adds, are in */
 static bool addr_gids_present(struct ib_device *ibdev, struct net_device *ndev)
 {
@@ -103,24 +93,19 @@ struct tally {
 
 /*
  * One MAC change on @cm: resolves from the change on until the work item
- * is done (the default GID of @from gone, @to's there, the address GIDs
- * back), then one that must succeed. @from_is_addr: @from's link-local
- * GID stays as an address GID (the boot MAC's), so it is no marker.
+ * is done (@to's default GID in a default slot, the address GIDs back),
+ * then one that must succeed.
  */
 static void one_change(struct kunit *test, const struct interop_cm *cm,
 		       struct ib_device *ibdev, struct net_device *ndev,
-		       const u8 *from, const u8 *to, bool from_is_addr,
-		       struct tally *t)
+		       const u8 *to, struct tally *t)
 {
 	int i, ret, event;
 
 	KUNIT_ASSERT_EQ(test, gid_util_set_mac(ndev, to), 0);
 	for (i = 0; i < 400; i++) {
-		bool done = ll_gid_present(ibdev, ndev, to) &&
-			    (from_is_addr || !ll_gid_present(ibdev, ndev, from)) &&
-			    addr_gids_present(ibdev, ndev);
-
-		if (done)
+		if (gid_util_default_is(ibdev, ndev, to) &&
+		    addr_gids_present(ibdev, ndev))
 			break;
 		ret = resolve_once(cm, &event);
 		t->resolves++;
@@ -158,10 +143,8 @@ static void resolve_during_gid_readd(struct kunit *test)
 	other[5] ^= 0x3c;
 	for (r = 0; r < ROUNDS; r++) {
 		for (c = 0; c < 2; c++) {
-			one_change(test, cms[c], ibdev, ndev, boot, other,
-				   true, &t[c]);
-			one_change(test, cms[c], ibdev, ndev, other, boot,
-				   false, &t[c]);
+			one_change(test, cms[c], ibdev, ndev, other, &t[c]);
+			one_change(test, cms[c], ibdev, ndev, boot, &t[c]);
 		}
 	}
 	for (c = 0; c < 2; c++) {
