@@ -52,6 +52,10 @@ run() {
 		record PASS "$name"
 	else
 		record FAIL "$name"
+		# vm.sh's verdict and the kernel reports it found come first
+		# in the log, before what the caller greps from the console:
+		# the tail alone once hid why a run that said "ok" failed
+		grep -a '^vm: ' "$log" | sed 's/^/    | /'
 		sed 's/^/    | /' "$log" | tail -40
 	fi
 }
