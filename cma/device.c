@@ -266,7 +266,8 @@ static const struct ib_gid_attr *ib_gid(struct xcma_device *dev, u32 port,
  * address on the address's netdev (RoCE), or whose port's one GID is that
  * netdev's (iWARP), or the GID of the address's IPoIB hardware address
  * or of its AF_IB address (IB; in-tree cma_validate_port() takes no other
- * port for either). On success @xid holds the
+ * port for either). A device that is not the id's namespace's (ib_core's
+ * exclusive netns mode) is skipped, as in-tree. On success @xid holds the
  * device, its port and the GID attribute (released with the device).
  *
  * Return: 0; -ENODEV if no device has the GID or the netdev is gone.
@@ -292,6 +293,9 @@ int xcma_device_acquire(struct xcma_id *xid)
 
 	mutex_lock(&devices_lock);
 	list_for_each_entry(dev, &devices, list) {
+		/* in exclusive netns mode, the id's namespace's devices only */
+		if (!xcma_ops->dev_access_netns(dev->ibdev, da->net))
+			continue;
 		rdma_for_each_port(dev->ibdev, port) {
 			switch (xcma_transport(dev->ibdev, port)) {
 			case XCMA_TRANSPORT_IWARP:

@@ -575,6 +575,9 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret)
 		goto out; /* conn is gone */
+	ret = xcma_listen_conn_visible(conn);
+	if (ret)
+		goto leave;
 	/* attached: the GID the REQ came in on is the id's, as in-tree */
 	if (req->ppath_sgid_attr) {
 		xcma_ops->hold_gid_attr(req->ppath_sgid_attr);
@@ -600,6 +603,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	 * as it is, as in-tree: for -ENOMEM it sends no REJ and the peer
 	 * retries its REQ (rdma_ucm's answer when a backlog is full).
 	 */
+leave:
 	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
 	dev_put(ndev);

@@ -32,6 +32,7 @@
 #include "ib.h"
 #include "id.h"
 #include "iw.h"
+#include "listen.h"
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
@@ -301,6 +302,11 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 		kfree(link);
 		goto out; /* conn is gone */
 	}
+	ret = xcma_listen_conn_visible(conn);
+	if (ret) {
+		kfree(link);
+		goto leave;
+	}
 	/*
 	 * attached: the port's GID (an iWARP port has one, its netdev's MAC)
 	 * is the id's, as in-tree cma_iw_acquire_dev() binds it
@@ -321,6 +327,7 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 		kfree(link);
 	}
 	/* non-zero: the conn id is destroyed; the user's value as in-tree */
+leave:
 	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
 	xcma_fsm_id_put(&listener->life.fsm);

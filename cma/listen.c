@@ -300,3 +300,24 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	return ret;
 }
 EXPORT_SYMBOL(rdma_listen);
+
+/**
+ * xcma_listen_conn_visible - whether a connect request's new id may have
+ *	its device
+ * @conn: the id the request made, entered; its device and namespace set
+ *
+ * In ib_core's exclusive netns mode a device is one namespace's: a request
+ * on a device that is not the listener's namespace's makes no id, as
+ * in-tree, where cma_validate_port() fails the new id's device lookup
+ * (cma_ib_acquire_dev(), cma_iw_acquire_dev()) and the request is refused
+ * with its -ENODEV before the listener hears of it.
+ *
+ * Return: 0, or -ENODEV.
+ */
+int xcma_listen_conn_visible(struct xcma_id *conn)
+{
+	if (!xcma_ops->dev_access_netns(conn->id.device,
+					conn->id.route.addr.dev_addr.net))
+		return -ENODEV;
+	return 0;
+}

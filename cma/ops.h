@@ -90,6 +90,10 @@ enum xcma_transport {
  * @sa_get_mcmember_rec: ib_sa_get_mcmember_rec(), a group ib_sa knows
  * @get_net_dev_by_params: ib_get_net_dev_by_params(), the IPoIB netdev
  *	of an IB port, pkey, GID and IP address (a request's, on IB)
+ * @route_leaves_by: xcma_ib_route_leaves_by(), whether the answer to a
+ *	request leaves by the netdev it came in on
+ * @dev_access_netns: rdma_dev_access_netns(), whether a device is one of
+ *	a namespace's (always, unless ib_core's netns mode is exclusive)
  *
  * Constant in production; in a KUnit build the table in use is written
  * only by xcma_ops_set() (with no id alive) and read without a lock.
@@ -196,6 +200,8 @@ struct xcma_ops {
 	bool (*route_leaves_by)(struct net_device *ndev,
 				const struct sockaddr *remote,
 				const struct sockaddr *local);
+	bool (*dev_access_netns)(const struct ib_device *dev,
+				 const struct net *net);
 };
 
 /* xcma's own (ib.c): the network stack's answer, behind the seam */
@@ -290,6 +296,7 @@ static inline enum xcma_transport xcma_ops_port_transport(struct ib_device *dev,
 	.sa_get_mcmember_rec = ib_sa_get_mcmember_rec,		\
 	.get_net_dev_by_params = ib_get_net_dev_by_params,	\
 	.route_leaves_by = xcma_ib_route_leaves_by,		\
+	.dev_access_netns = rdma_dev_access_netns,		\
 }
 
 #ifdef XCMA_OPS_SEAM

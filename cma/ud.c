@@ -378,6 +378,9 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret)
 		goto out; /* conn is gone */
+	ret = xcma_listen_conn_visible(conn);
+	if (ret)
+		goto leave;
 	/* attached: the GID the SIDR REQ came in on is the id's, as in-tree */
 	if (req->sgid_attr) {
 		xcma_ops->hold_gid_attr(req->sgid_attr);
@@ -392,6 +395,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	if (ret)
 		conn->cm_id = NULL; /* ib_cm destroys it when we return */
 	/* non-zero: the conn id is destroyed; the user's value as in-tree */
+leave:
 	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
 out:
 	dev_put(ndev);

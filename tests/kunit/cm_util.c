@@ -15,6 +15,7 @@
 #include <rdma/ib_cm.h>
 
 #include "../../cma/id.h"
+#include "../../cma/ops.h"
 #include "../../cma/xcma.h"
 #include "cm_util.h"
 #include "xcma/fsm.h"
@@ -630,4 +631,54 @@ void cm_expect_rxe0_idle(struct kunit *test)
 	xcma_device_get_counters(&c);
 	KUNIT_EXPECT_EQ(test, c.live, c.added - c.removed);
 	KUNIT_EXPECT_EQ(test, c.live, 1U);
+}
+
+/* ---- a device of another namespace ---- */
+
+/*
+ * In ib_core's exclusive netns mode a device is one namespace's. 6.12's
+ * rxe and siw cannot change namespace (no disassociate_ucontext), so the
+ * cases that need a device of another namespace put this fake of
+ * rdma_dev_access_netns() in the ops layer: the device named by
+ * cm_netns_hide() is not init_net's until the next call, or the case's
+ * end. Cases run one at a time: one name will do.
+ */
+static char cm_netns_hidden[IB_DEVICE_NAME_MAX];
+static DEFINE_SPINLOCK(cm_netns_lock);
+static struct xcma_ops cm_netns_ops;
+
+static bool cm_netns_access(const struct ib_device *dev, const struct net *net)
+{
+	bool hidden;
+
+	spin_lock(&cm_netns_lock);
+	hidden = net_eq(net, &init_net) &&
+		 !strcmp(dev_name(&dev->dev), cm_netns_hidden);
+	spin_unlock(&cm_netns_lock);
+	return !hidden && xcma_kernel_ops.dev_access_netns(dev, net);
+}
+
+void cm_netns_hide(const char *ibdev)
+{
+	spin_lock(&cm_netns_lock);
+	strscpy(cm_netns_hidden, ibdev ?: "", sizeof(cm_netns_hidden));
+	spin_unlock(&cm_netns_lock);
+}
+
+static void cm_netns_restore(void *unused)
+{
+	cm_netns_hide(NULL);
+	xcma_ops_set(NULL);
+}
+
+/* the fake in place, hiding nothing yet; the ops restored at the end */
+void cm_netns_fake(struct kunit *test)
+{
+	cm_netns_hide(NULL);
+	cm_netns_ops = xcma_kernel_ops;
+	cm_netns_ops.dev_access_netns = cm_netns_access;
+	xcma_ops_set(&cm_netns_ops);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, cm_netns_restore, NULL),
+			0);
 }

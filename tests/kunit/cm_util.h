@@ -103,6 +103,10 @@ int cm_rdma_write_read(struct rdma_cm_id *cli, struct ib_pd *cpd,
 		       struct ib_pd *spd, struct ib_cq *scq);
 int cm_addr6_linklocal(struct sockaddr_storage *ss, u16 port);
 
+/* ib_core's exclusive netns mode, as xcma asks it (a fake in the ops layer) */
+void cm_netns_fake(struct kunit *test);
+void cm_netns_hide(const char *ibdev);
+
 /* device hot-removal of rxe0, and what must hold once it is back */
 #define CM_RXE_DELETE "/usr/sbin/rdma link delete rxe0"
 #define CM_RXE_ADD "/usr/sbin/rdma link add rxe0 type rxe netdev eth0"

@@ -532,6 +532,13 @@ static bool f_route_leaves_by(struct net_device *ndev,
 	return xcma_kernel_ops.route_leaves_by(ndev, remote, local);
 }
 
+/* no fault: whether a device is a namespace's */
+static bool f_dev_access_netns(const struct ib_device *dev,
+			       const struct net *net)
+{
+	return xcma_kernel_ops.dev_access_netns(dev, net);
+}
+
 static const struct xcma_ops fault_ops = {
 	.resolve_ip = f_resolve_ip,
 	.addr_cancel = f_addr_cancel,
@@ -565,6 +572,7 @@ static const struct xcma_ops fault_ops = {
 	.port_transport = xcma_ops_port_transport,
 	.get_net_dev_by_params = ib_get_net_dev_by_params,
 	.route_leaves_by = f_route_leaves_by,
+	.dev_access_netns = f_dev_access_netns,
 };
 
 static void restore_ops(void *unused)

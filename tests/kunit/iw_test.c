@@ -1380,6 +1380,61 @@ static void destroy_from_other_callback(struct kunit *test)
 			      IW_PORT + 62);
 }
 
+/*
+ * A request on siw0 while siw0 is not init_net's (ib_core's exclusive
+ * netns mode, a fake: cm_netns_fake()) makes no id, as in-tree, where
+ * cma_iw_acquire_dev() fails: iw_cm rejects it (an MPA reject, or siw's
+ * reset when it sees the close first, as in reject_private_data()), and
+ * the listener hears nothing. Control: siw0 init_net's again, the next
+ * request reaches the listener.
+ */
+static void request_on_a_device_of_another_namespace(struct kunit *test)
+{
+	struct side *ss = cm_new_side(test), *cs = cm_new_side(test);
+	struct rdma_conn_param param = conn_param;
+	unsigned int base = xcma_id_live();
+	struct rdma_cm_id *lis, *cli;
+	struct sockaddr_storage d;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+
+	cm_netns_fake(test);
+	ss->action = REQ_REJECT;
+	lis = new_listener(test, ss, false, false, IW_PORT + 66);
+	addr_of(&d, false, IW_PORT + 66);
+	cli = cm_new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
+	KUNIT_ASSERT_EQ(test, cm_make_qp(cli, &pd, &cq), 0);
+	cm_netns_hide(IW_DEV);
+	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_REJECTED);
+	KUNIT_EXPECT_TRUE_MSG(test, cs->st[2] == -ECONNREFUSED ||
+			      cs->st[2] == -ECONNRESET,
+			      "REJECTED status %d", cs->st[2]);
+	KUNIT_EXPECT_EQ(test, ss->cn, 0);
+	KUNIT_EXPECT_EQ(test, ss->n, 0);
+	KUNIT_EXPECT_EQ(test, cm_state(lis), (unsigned int)XCMA_FSM_LISTEN);
+	cm_free_qp(cli, pd, cq);
+	rdma_destroy_id(cli);
+
+	cm_netns_hide(NULL);
+	cs = cm_new_side(test);
+	cli = cm_new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
+	KUNIT_ASSERT_EQ(test, cm_make_qp(cli, &pd, &cq), 0);
+	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	KUNIT_EXPECT_EQ(test, cs->ev[2], RDMA_CM_EVENT_REJECTED);
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 1));
+	KUNIT_EXPECT_EQ(test, ss->cev[0], RDMA_CM_EVENT_CONNECT_REQUEST);
+	cm_free_qp(cli, pd, cq);
+	rdma_destroy_id(cli);
+	rdma_destroy_id(lis);
+	KUNIT_EXPECT_EQ(test, xcma_id_live(), base);
+	expect_siw0_idle(test);
+}
+
 static struct kunit_case iw_cases[] = {
 	KUNIT_CASE(connect_ipv4),
 	KUNIT_CASE(connect_ipv6),
@@ -1393,6 +1448,7 @@ static struct kunit_case iw_cases[] = {
 	KUNIT_CASE(destroy_from_iw_callback),
 	KUNIT_CASE(destroy_from_other_callback),
 	KUNIT_CASE(connect_reply_addresses),
+	KUNIT_CASE(request_on_a_device_of_another_namespace),
 	{}
 };
 

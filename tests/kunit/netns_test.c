@@ -7,8 +7,17 @@
  * listens in the other.
  *
  * The second namespace is a process's: the boot that runs this suite
- * starts one ('unshare -n sleep 600 & insmod xcma_kunit.ko netns_pid=$!');
- * without it the cases are skipped.
+ * starts one ('unshare -n sleep 600 &', then waits until the process is
+ * in its namespace, then 'insmod xcma_kunit.ko netns_pid=$p'); without it
+ * that case is skipped.
+ *
+ * In ib_core's exclusive netns mode a device is one namespace's, and the
+ * in-tree CM takes no device that is not the id's namespace's (its
+ * cma_validate_port() asks rdma_dev_access_netns() first): not for a
+ * bind or an address resolution, not for the id a connect request makes.
+ * 6.12's rxe and siw cannot change namespace (no disassociate_ucontext),
+ * so the cases that check this ask ib_core's question through a fake in
+ * the ops layer (cm_netns_fake()), which says rxe0 is not init_net's.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -22,6 +31,7 @@
 #include "../../cma/listen.h"
 #include "../../cma/wire.h"
 #include "xcma/fsm.h"
+#include "cm_util.h"
 #include "xcma_kunit.h"
 
 static int netns_pid;
@@ -138,8 +148,114 @@ static void listener_of_the_request_namespace(struct kunit *test)
 	put_net(net2);
 }
 
+/* ---- a device of another namespace (exclusive mode) ---- */
+
+/*
+ * A bind to rxe0's address finds no device (-ENODEV, the id still IDLE),
+ * and neither does the address resolution of an unbound id (ADDR_ERROR,
+ * -ENODEV), as in-tree; once rxe0 is init_net's again, the same id binds
+ * to it: the refusal was the namespace's.
+ */
+static void device_of_another_namespace_is_not_taken(struct kunit *test)
+{
+	static const int want[] = { RDMA_CM_EVENT_ADDR_ERROR };
+	struct sockaddr_storage a, d;
+	struct rdma_cm_id *bound, *res;
+	struct side *bs, *rs;
+
+	cm_netns_fake(test);
+	cm_netns_hide("rxe0");
+	bs = cm_new_side(test);
+	rs = cm_new_side(test);
+	cm_addr4(&a, "10.99.0.1", 0);
+	cm_addr4(&d, "10.99.0.1", NS_PORT + 1);
+	bound = cm_new_id(test, bs, IB_QPT_RC);
+	res = cm_new_id(test, rs, IB_QPT_RC);
+
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(bound, (struct sockaddr *)&a),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, cm_state(bound), (unsigned int)XCMA_FSM_IDLE);
+	KUNIT_EXPECT_NULL(test, bound->device);
+
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(res, NULL,
+						(struct sockaddr *)&d, 2000),
+			0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(rs, false, 1));
+	cm_expect_events(test, rs, false, want, ARRAY_SIZE(want));
+	KUNIT_EXPECT_EQ(test, rs->st[0], -ENODEV);
+	KUNIT_EXPECT_NULL(test, res->device);
+
+	cm_netns_hide(NULL);
+	KUNIT_EXPECT_EQ(test, rdma_bind_addr(bound, (struct sockaddr *)&a), 0);
+	KUNIT_EXPECT_NOT_NULL(test, bound->device);
+	rdma_destroy_id(res);
+	rdma_destroy_id(bound);
+}
+
+/*
+ * A REQ that reaches init_net's listener on a device init_net does not
+ * have makes no id: the listener hears nothing, and ib_cm answers the
+ * handler's -ENODEV with a consumer-defined REJ of its own (its private
+ * data zeros), as in-tree (cma_ib_acquire_dev() fails). Control: rxe0
+ * init_net's again, the next REQ reaches the listener, which rejects it
+ * with its own data.
+ */
+static void request_on_a_device_of_another_namespace_is_refused(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_REJECTED };
+	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct sockaddr_storage l, d;
+	struct rdma_cm_id *cli, *lis;
+	struct side *cs, *ss;
+
+	cm_netns_fake(test);
+	cs = cm_new_side(test);
+	ss = cm_new_side(test);
+	ss->action = REQ_REJECT;
+	cm_addr4(&l, "10.99.0.1", NS_PORT + 2);
+	cm_addr4(&d, "10.99.0.1", NS_PORT + 2);
+	lis = cm_new_id(test, ss, IB_QPT_RC);
+	ss->listener = lis;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+
+	cli = cm_new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
+	cm_netns_hide("rxe0");
+	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_NE(test, memcmp(cs->pdata, "nope", 4), 0);
+	KUNIT_EXPECT_EQ(test, ss->cn, 0);
+	KUNIT_EXPECT_EQ(test, ss->n, 0);
+	KUNIT_EXPECT_EQ(test, cm_state(lis), (unsigned int)XCMA_FSM_LISTEN);
+	rdma_destroy_id(cli);
+
+	cm_netns_hide(NULL);
+	cs = cm_new_side(test);
+	cli = cm_new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
+	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 1));
+	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	KUNIT_EXPECT_EQ(test, memcmp(cs->pdata, "nope", 4), 0);
+	rdma_destroy_id(cli);
+	rdma_destroy_id(lis);
+}
+
 static struct kunit_case netns_cases[] = {
 	KUNIT_CASE(listener_of_the_request_namespace),
+	KUNIT_CASE(device_of_another_namespace_is_not_taken),
+	KUNIT_CASE(request_on_a_device_of_another_namespace_is_refused),
 	{}
 };
 

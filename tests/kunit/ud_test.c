@@ -909,6 +909,38 @@ static int ud_suite_init(struct kunit_suite *suite)
 	return ret;
 }
 
+/*
+ * A SIDR REQ on rxe0 while rxe0 is not init_net's (ib_core's exclusive
+ * netns mode, a fake: cm_netns_fake()) makes no id, as in-tree, where
+ * cma_ib_acquire_dev() fails: ib_cm answers IB_SIDR_REJECT, and the
+ * listener hears nothing. Control: rxe0 init_net's again, a second pair
+ * gets ESTABLISHED.
+ */
+static void ud_request_on_a_device_of_another_namespace(struct kunit *test)
+{
+	struct ud_pair *p = ud_new_pair(test, RDMA_PS_UDP, UD_ACCEPT), *q;
+
+	cm_netns_fake(test);
+	ud_listen(p, false, 18760);
+	ud_client(p, false, 18760, true);
+	cm_netns_hide("rxe0");
+	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
+	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_expect(test, &p->cli, "client", ev_unreach, ARRAY_SIZE(ev_unreach));
+	KUNIT_EXPECT_EQ(test, p->cli.st[2], IB_SIDR_REJECT);
+	KUNIT_EXPECT_EQ(test, p->lis.n, 0);
+	KUNIT_EXPECT_EQ(test, p->conn.n, 0);
+	KUNIT_EXPECT_NULL(test, p->conn.id);
+
+	cm_netns_hide(NULL);
+	q = ud_new_pair(test, RDMA_PS_UDP, UD_ACCEPT);
+	ud_listen(q, false, 18761);
+	ud_client(q, false, 18761, true);
+	KUNIT_ASSERT_EQ(test, ud_connect(q), 0);
+	KUNIT_ASSERT_TRUE(test, ud_wait(&q->cli, 3));
+	ud_expect(test, &q->cli, "control client", ev_est, ARRAY_SIZE(ev_est));
+}
+
 static struct kunit_case ud_cases[] = {
 	KUNIT_CASE_PARAM(ud_exchange, ud_variant_gen_params),
 	KUNIT_CASE_PARAM(ud_reject, ud_variant_gen_params),
@@ -921,6 +953,7 @@ static struct kunit_case ud_cases[] = {
 	KUNIT_CASE(ud_connect_data_too_long),
 	KUNIT_CASE_PARAM(ud_destroy_in_state, ud_destroy_gen_params),
 	KUNIT_CASE_SLOW(ud_device_removal),
+	KUNIT_CASE(ud_request_on_a_device_of_another_namespace),
 	{}
 };
 
