@@ -120,7 +120,15 @@ static void id_cancel(struct xcma_life_id *life, unsigned int state)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
 
-	/* whatever the state: once per id, on destroy or after removal */
+	/*
+	 * Whatever the state: once per id, on destroy or after removal. A
+	 * listener's listen on its device stays until the device is let go
+	 * (id_release_dev()), as in-tree, where the cancel of a listener
+	 * stops only a wildcard's per-device listens (the library's
+	 * cancel_listens()): after DEVICE_REMOVAL, rdma_disconnect() on it
+	 * still finds a CM id, and a REQ still finds the listener and is
+	 * refused by it, not by ib_cm for want of one.
+	 */
 	xcma_neigh_unwatch(xid);
 	switch (state) {
 	case XCMA_FSM_ADDR_QUERY:
@@ -128,9 +136,6 @@ static void id_cancel(struct xcma_life_id *life, unsigned int state)
 		break;
 	case XCMA_FSM_ROUTE_QUERY:
 		xcma_resolve_cancel_route(xid);
-		break;
-	case XCMA_FSM_LISTEN:
-		xcma_listen_stop(xid);
 		break;
 	default:
 		break;

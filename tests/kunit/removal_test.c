@@ -7,7 +7,7 @@
  * row saw against the lifecycle contract of the design (G1-G8), and
  * re-adds rxe0 for the next row.
  *
- * A row has five targets in its state, one per way an owner can react;
+ * A row has six targets in its state, one per way an owner can react;
  * each owner has ids, ports and fakes of its own, and is checked on its
  * own, so that the owners share one removal (a removal and a re-add cost
  * seconds of ib_core and rxe work in the test VM):
@@ -28,6 +28,15 @@
  *            another id, the companion, which is bound to rxe0 before
  *            anything else of the row and so is reached first: the target
  *            is gone before removal gets to it, and hears nothing
+ *   disconnect_drain
+ *            as RDS does: the DEVICE_REMOVAL callback returns 0, and the
+ *            owner's work calls rdma_disconnect(), waits for the QP's
+ *            receive queue to flush (over ib_cm, which moves the QP to
+ *            ERR; a receive is posted on every target with a QP), then
+ *            destroys the QP and the id. rdma_disconnect() returns what
+ *            the in-tree one does after DEVICE_REMOVAL: 0 with a CM id
+ *            (over ib_cm a listener's listen counts, not over iw_cm),
+ *            -EINVAL without; nothing reaches the target after it (G4)
  *
  * States that cannot be held still are held with fakes in the ops layer:
  * an address query is parked (resolve_ip), a route query is a work item
@@ -142,7 +151,9 @@ static const struct rm_dev rm_siw = {
 	.qp_close_event = RDMA_CM_EVENT_DISCONNECTED,
 };
 
-enum rm_beh { RM_DEFER, RM_RETURN, RM_RACE, RM_RACE_CB, RM_OTHER, RM_NR_BEH };
+enum rm_beh {
+	RM_DEFER, RM_RETURN, RM_RACE, RM_RACE_CB, RM_OTHER, RM_DRAIN, RM_NR_BEH
+};
 
 static const char *const rm_beh_names[RM_NR_BEH] = {
 	[RM_DEFER] = "defer",
@@ -150,6 +161,7 @@ static const char *const rm_beh_names[RM_NR_BEH] = {
 	[RM_RACE] = "race",
 	[RM_RACE_CB] = "race_callback",
 	[RM_OTHER] = "other",
+	[RM_DRAIN] = "disconnect_drain",
 };
 
 /* ---- the event log ---- */
@@ -174,6 +186,7 @@ enum rm_on {
 	RM_ON_SLOW,	/* sleep 20 ms, return 0 (a destroy races it) */
 	RM_ON_SIGNAL,	/* start the racing destroy, then as RM_ON_SLOW */
 	RM_ON_VICTIM,	/* destroy the victim id, then return non-zero */
+	RM_ON_DRAIN,	/* return 0, the owner disconnects, drains, destroys */
 };
 
 /* what a conn id's callback does with CONNECT_REQUEST */
@@ -220,6 +233,10 @@ struct rm_owner;
  * @listen_released: the same for @listen_cm_id
  * @work: the owner's deferred destroy
  * @removed_first: the deferred owner saw .remove return before its destroy
+ * @recv_posted: "disconnect_drain": a receive waits on the target's QP
+ * @disc_ret: "disconnect_drain": what rdma_disconnect() returned
+ * @flush: "disconnect_drain": the status of the receive's completion
+ *	(IB_WC_WR_FLUSH_ERR once the QP is in ERR), -ETIMEDOUT if none
  * @want: events expected before DEVICE_REMOVAL, in order
  * @nwant: how many
  * @opt: events that may follow @want once each (-1: none)
@@ -256,6 +273,9 @@ struct rm_slot {
 	atomic_t listen_released;
 	struct work_struct work;
 	bool removed_first;
+	bool recv_posted;
+	int disc_ret;
+	int flush;
 	const int *want;
 	int nwant;
 	int opt[3];
@@ -348,7 +368,7 @@ struct rm_state {
 enum rm_phase { RM_SETUP, RM_ARMED, RM_REMOVED, RM_READDED };
 
 /**
- * struct rm_run - one row: a state, five owners, one removal
+ * struct rm_run - one row: a state, six owners, one removal
  * @test: the case
  * @dev: the device removed
  * @st: the state
@@ -945,6 +965,16 @@ static int rm_make_qp(struct rm_slot *s, struct rdma_cm_id *id)
 	return 0;
 }
 
+/* "disconnect_drain": a receive on the target's QP, to flush */
+static void rm_post_recv(struct rm_slot *s)
+{
+	struct ib_recv_wr wr = { .wr_id = 1 };
+
+	KUNIT_ASSERT_EQ(s->run->test, ib_post_recv(s->id->qp, &wr, NULL), 0);
+	s->recv_posted = true;
+	s->flush = -ETIMEDOUT;
+}
+
 /* what the owner lets go of before the id: the device's resources */
 static void rm_free_qp(struct rm_slot *s)
 {
@@ -992,6 +1022,39 @@ static void rm_deferred_destroy(struct work_struct *work)
 	rm_destroy(s);
 }
 
+/* the status of the next completion of @s's CQ, -ETIMEDOUT after ~2 s */
+static int rm_poll_flush(struct rm_slot *s)
+{
+	struct ib_wc wc;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (ib_poll_cq(s->cq, 1, &wc) == 1)
+			return wc.status;
+		usleep_range(1000, 3000);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * "disconnect_drain": RDS's shutdown after DEVICE_REMOVAL. The removal
+ * waits for the destroy, which comes only once the receive has flushed:
+ * a CM that refused the disconnect, or left the QP as it was, would hang
+ * RDS here (the wait is bounded, and its result checked).
+ */
+static void rm_drain_destroy(struct work_struct *work)
+{
+	struct rm_slot *s = container_of(work, struct rm_slot, work);
+	struct xcma_device_counters c;
+
+	s->disc_ret = rdma_disconnect(s->id);
+	if (s->recv_posted && !s->run->dev->iw)
+		s->flush = rm_poll_flush(s);
+	xcma_device_get_counters(&c);
+	s->removed_first = c.removed != s->run->removed0;
+	rm_destroy(s);
+}
+
 /*
  * "race": destroy as soon as the removal has started; "race_callback":
  * while the target's DEVICE_REMOVAL callback runs (if it holds no device,
@@ -1026,6 +1089,7 @@ static int rm_on_removal(struct rm_slot *s)
 	case RM_ON_NOTHING:
 		break;
 	case RM_ON_DEFER:
+	case RM_ON_DRAIN:
 		if (s == s->owner->target)
 			rm_kick(s->owner);
 		queue_work(s->run->owner_wq, &s->work);
@@ -1152,7 +1216,8 @@ static struct rm_slot *rm_slot_new(struct rm_owner *o, const char *name,
 	s->dr_min = 1;
 	s->dr_max = 1;
 	s->loose = true;
-	INIT_WORK(&s->work, rm_deferred_destroy);
+	INIT_WORK(&s->work, on == RM_ON_DRAIN ? rm_drain_destroy :
+						rm_deferred_destroy);
 	return s;
 }
 
@@ -1264,7 +1329,7 @@ static enum rm_on rm_target_on(struct rm_owner *o)
 	static const enum rm_on on[RM_NR_BEH] = {
 		[RM_DEFER] = RM_ON_DEFER, [RM_RETURN] = RM_ON_RETURN,
 		[RM_RACE] = RM_ON_SLOW, [RM_RACE_CB] = RM_ON_SIGNAL,
-		[RM_OTHER] = RM_ON_NOTHING,
+		[RM_OTHER] = RM_ON_NOTHING, [RM_DRAIN] = RM_ON_DRAIN,
 	};
 
 	return on[o->beh];
@@ -1417,15 +1482,17 @@ static void setup_listen_wildcard(struct rm_owner *o)
 
 /*
  * The rows. Per owner, the target gets one DEVICE_REMOVAL when it holds
- * rxe0 with "defer", "return" and "race_callback", none with "other"
+ * rxe0 with "defer", "return", "race_callback" and "disconnect_drain",
+ * none with "other"
  * (destroyed first), none or one with "race", whichever wins; an id that
  * holds no device hears nothing, whatever its owner would do.
  */
 static const struct rm_state rm_states[] = {
 	/*
-	 * No device: the degenerate row. No DEVICE_REMOVAL, so "defer" and
-	 * "return" are never asked: the id survives, still IDLE; the races
-	 * and "other" destroy it while the removal runs.
+	 * No device: the degenerate row. No DEVICE_REMOVAL, so "defer",
+	 * "return" and "disconnect_drain" are never asked: the id
+	 * survives, still IDLE; the races and "other" destroy it while the
+	 * removal runs.
 	 */
 	{ "idle", setup_idle, XCMA_FSM_IDLE, false, NULL, 0, -1, -1, false },
 	{ "addr_bound", setup_addr_bound, XCMA_FSM_ADDR_BOUND, true, NULL, 0,
@@ -1468,9 +1535,9 @@ static const struct rm_state rm_states[] = {
 	/*
 	 * The wildcard listener itself holds no device: only its per-device
 	 * child goes, quietly (G7). It hears nothing, whatever the owner
-	 * would do; with "defer" and "return" it survives and takes a REQ
-	 * on the re-added rxe0; the races and "other" destroy it while its
-	 * child is being removed.
+	 * would do; with "defer", "return" and "disconnect_drain" it
+	 * survives and takes a REQ on the re-added rxe0; the races and
+	 * "other" destroy it while its child is being removed.
 	 */
 	{ "listen_wildcard", setup_listen_wildcard, XCMA_FSM_LISTEN, false,
 	  NULL, 0, -1, -1, true },
@@ -1866,6 +1933,28 @@ static void rm_expect_target(struct rm_owner *o)
 		o->companion->victim = t;
 }
 
+/*
+ * "disconnect_drain": the in-tree rdma_disconnect() after DEVICE_REMOVAL
+ * asks only for a CM id (over ib_cm a device listener's listen is one,
+ * and its disconnect has nothing to send; iw_cm refuses a listen with
+ * -EINVAL), and over ib_cm moves the QP to ERR, which flushes the receive
+ */
+static void rm_check_drain(struct kunit *test, struct rm_owner *o)
+{
+	struct rm_slot *t = o->target;
+	bool iw = o->run->dev->iw;
+	bool cm = t->cm_id || (!iw && t->listen_cm_id);
+
+	KUNIT_EXPECT_EQ_MSG(test, t->disc_ret, cm ? 0 : -EINVAL,
+			    "disconnect_drain: rdma_disconnect() after DEVICE_REMOVAL");
+	if (t->recv_posted && !iw)
+		KUNIT_EXPECT_EQ_MSG(test, t->flush, IB_WC_WR_FLUSH_ERR,
+				    "disconnect_drain: the receive flushed");
+	KUNIT_EXPECT_FALSE_MSG(test, t->removed_first,
+			       "disconnect_drain: .remove returned while its id held %s",
+			       o->run->dev->name);
+}
+
 /* what only the target of one owner tells, once the removal is over */
 static void rm_check_owner(struct kunit *test, struct rm_owner *o)
 {
@@ -1874,7 +1963,7 @@ static void rm_check_owner(struct kunit *test, struct rm_owner *o)
 	struct rm_run *r = o->run;
 	struct rm_slot *t = o->target;
 
-	if (o->beh == RM_DEFER && st->on_device) {
+	if ((o->beh == RM_DEFER || o->beh == RM_DRAIN) && st->on_device) {
 		KUNIT_EXPECT_LT_MSG(test, rm_find(r, RM_DESTROY_CALL, t->idx),
 				    rm_find(r, RM_REMOVE_RET, -1),
 				    "G5: %s: .remove returned before the owner destroyed",
@@ -1890,13 +1979,16 @@ static void rm_check_owner(struct kunit *test, struct rm_owner *o)
 				    "%s: address query cancelled %d times", who,
 				    o->aq.cancels);
 		/* the completion ran during the removal, and was dropped */
-		if (o->beh == RM_DEFER || o->beh == RM_RACE_CB)
+		if (o->beh == RM_DEFER || o->beh == RM_RACE_CB ||
+		    o->beh == RM_DRAIN)
 			KUNIT_EXPECT_EQ(test, o->aq.qstate, RM_Q_DONE);
 		if (o->beh == RM_RETURN || o->beh == RM_OTHER)
 			KUNIT_EXPECT_EQ(test, o->aq.qstate, RM_Q_CANCELLED);
 	}
 	if (r->dev->ib && st->late_event == RDMA_CM_EVENT_ROUTE_RESOLVED)
 		rm_sa_check_owner(test, o);
+	if (o->beh == RM_DRAIN && st->on_device)
+		rm_check_drain(test, o);
 	if (o->beh == RM_RACE)
 		kunit_info(test, "race: %s",
 			   rm_count(t, RDMA_CM_EVENT_DEVICE_REMOVAL) ?
@@ -1925,7 +2017,7 @@ static void rm_reconnect(struct kunit *test, struct rm_owner *o)
 }
 
 /*
- * One row: the state's five owners set up side by side (the companion of
+ * One row: the state's six owners set up side by side (the companion of
  * "other" first of all, so that it is the first id on the device), one
  * removal, the checks, the re-add.
  */
@@ -1962,6 +2054,8 @@ static void removal_row(struct kunit *test, const struct rm_dev *dev,
 				    rm_beh_names[i],
 				    xcma_fsm_state_name(rm_state_of(o->target->id)));
 		rm_expect_target(o);
+		if (i == RM_DRAIN && o->target->pd)
+			rm_post_recv(o->target);
 	}
 	rm_hold(r, true);
 	attrs = rm_arm(r);
