@@ -56,10 +56,7 @@ static void connect_exchange_disconnect(struct kunit *test,
 	cs = cm_new_side(test);
 	ss = cm_new_side(test);
 
-	lis = cm_new_id(test, ss, IB_QPT_RC);
-	ss->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)listen_addr), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	lis = cm_listen(test, ss, listen_addr);
 	KUNIT_EXPECT_EQ(test, cm_state(lis), (unsigned int)XCMA_FSM_LISTEN);
 
 	cli = cm_new_id(test, cs, IB_QPT_RC);
@@ -165,10 +162,7 @@ static void destroy_by_return_established(struct kunit *test)
 	cs->destroy_on = RDMA_CM_EVENT_ESTABLISHED + 1;
 	cm_addr4(&l, "10.99.0.1", 18526);
 	cm_addr4(&d, "10.99.0.1", 18526);
-	lis = cm_new_id(test, ss, IB_QPT_RC);
-	ss->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	lis = cm_listen(test, ss, &l);
 
 	cli = cm_new_id(test, cs, IB_QPT_RC);
 	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);
@@ -204,10 +198,7 @@ static void reject_with_private_data(struct kunit *test)
 	ss->action = REQ_REJECT;
 	cm_addr4(&l, "10.99.0.1", 18517);
 	cm_addr4(&d, "10.99.0.1", 18517);
-	lis = cm_new_id(test, ss, IB_QPT_RC);
-	ss->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	lis = cm_listen(test, ss, &l);
 
 	cm_connect_and_get(test, cs, &cli, &d, 3);
 	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
@@ -793,10 +784,7 @@ static void destroy_in_connect(struct kunit *test)
 	ss->action = REQ_KEEP;
 	cm_addr4(&l, "10.99.0.1", 18525);
 	cm_addr4(&d, "10.99.0.1", 18525);
-	lis = cm_new_id(test, ss, IB_QPT_RC);
-	ss->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	lis = cm_listen(test, ss, &l);
 
 	/* the server holds the request without answering it */
 	cm_connect_and_get(test, cs, &cli, &d, 2);
@@ -854,7 +842,7 @@ static void device_removal(struct kunit *test)
 	struct side *sa = cm_new_side(test), *sr = cm_new_side(test);
 	struct side *sc = cm_new_side(test);
 	struct rdma_conn_param param = { .retry_count = 7 };
-	struct rdma_cm_id *lis, *wild, *ida, *idr, *cli;
+	struct rdma_cm_id *wild, *ida, *idr, *cli;
 	struct sockaddr_storage l, w, d;
 	int ret;
 
@@ -867,14 +855,8 @@ static void device_removal(struct kunit *test)
 	cm_addr4(&w, NULL, 18528);
 	cm_addr4(&d, "10.99.0.1", 18528);
 
-	lis = cm_new_id(test, sl, IB_QPT_RC);
-	sl->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
-	wild = cm_new_id(test, sw, IB_QPT_RC);
-	sw->listener = wild;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(wild, (struct sockaddr *)&w), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(wild, 8), 0);
+	cm_listen(test, sl, &l);
+	wild = cm_listen(test, sw, &w);
 	ida = cm_new_id(test, sa, IB_QPT_RC);
 	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(ida, NULL, (struct sockaddr *)&d,
 						2000), 0);

@@ -303,6 +303,18 @@ struct rdma_cm_id *cm_new_id(struct kunit *test, struct side *s,
 	return id;
 }
 
+/* an RC listener of @s on @a (backlog 8), LISTEN */
+struct rdma_cm_id *cm_listen(struct kunit *test, struct side *s,
+			     struct sockaddr_storage *a)
+{
+	struct rdma_cm_id *lis = cm_new_id(test, s, IB_QPT_RC);
+
+	s->listener = lis;
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	return lis;
+}
+
 /* resolve address and route, waiting for both events */
 int cm_resolve(struct kunit *test, struct side *s, struct rdma_cm_id *id,
 	       struct sockaddr_storage *src, struct sockaddr_storage *dst)

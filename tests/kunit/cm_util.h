@@ -90,6 +90,8 @@ void cm_addr4(struct sockaddr_storage *ss, const char *ip, u16 port);
 void cm_addr6(struct sockaddr_storage *ss, const char *ip, u16 port);
 struct rdma_cm_id *cm_new_id(struct kunit *test, struct side *s,
 			     enum ib_qp_type qpt);
+struct rdma_cm_id *cm_listen(struct kunit *test, struct side *s,
+			     struct sockaddr_storage *a);
 int cm_resolve(struct kunit *test, struct side *s, struct rdma_cm_id *id,
 	       struct sockaddr_storage *src, struct sockaddr_storage *dst);
 int cm_exchange(struct kunit *test, struct rdma_cm_id *cli, struct ib_pd *cpd,

@@ -220,10 +220,7 @@ static void request_on_a_device_of_another_namespace_is_refused(struct kunit *te
 	ss->action = REQ_REJECT;
 	cm_addr4(&l, "10.99.0.1", NS_PORT + 2);
 	cm_addr4(&d, "10.99.0.1", NS_PORT + 2);
-	lis = cm_new_id(test, ss, IB_QPT_RC);
-	ss->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	lis = cm_listen(test, ss, &l);
 
 	cli = cm_new_id(test, cs, IB_QPT_RC);
 	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, cli, NULL, &d), 0);

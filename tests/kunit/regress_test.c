@@ -860,10 +860,7 @@ static void destroy_by_return_races_rep(struct kunit *test)
 	ss = cm_new_side(test);
 	ss->action = REQ_ACCEPT;
 	cm_addr4(&l, RG_IP, 18800);
-	lis = cm_new_id(test, ss, IB_QPT_RC);
-	ss->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	lis = cm_listen(test, ss, &l);
 
 	c = rg_new(test);
 	rg.watch = xcma_id_of(c->id);
@@ -1728,10 +1725,7 @@ static void conn_destroyed_in_request_callback(struct kunit *test)
 	ss = cm_new_side(test);
 	ss->action = REQ_REJECT;
 	cm_addr4(&l, RG_IP, 18823);
-	lis = cm_new_id(test, ss, IB_QPT_RC);
-	ss->listener = lis;
-	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
-	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 8), 0);
+	lis = cm_listen(test, ss, &l);
 	for (i = 0; i < 2; i++) {
 		c[i] = rg_new(test);
 		KUNIT_ASSERT_EQ(test, rg_resolve_addr(c[i], NULL, RG_IP, 18823),
