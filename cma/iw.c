@@ -285,6 +285,7 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	listener = iw_link_get(iw);
 	if (!listener)
 		return -ECONNREFUSED;
+	xcma_listen_settle(listener);
 	link = iw_link_new(NULL);
 	conn = link ? iw_new_conn(listener, iw_ev) : NULL;
 	if (!conn) {

@@ -123,9 +123,33 @@ static bool match_listener(struct xcma_port_binding *b, void *arg)
 	return !f->ll_ifindex || !bound || bound == f->ll_ifindex;
 }
 
+/**
+ * xcma_listen_settle - wait until no listener child is being made
+ * @xid: the listener a request found, or NULL if it found none
+ *
+ * A wildcard listener's child listens on its device (ib_cm or iw_cm)
+ * while the library still holds the ctx lock, before it has attached the
+ * child and moved it to LISTEN (xcma_listen_child()); in-tree the child
+ * is LISTEN before its listen exists. A request that meets a child in
+ * that moment, or finds no listener yet, waits for the ctx lock and so
+ * for the child; a request for a listener in LISTEN does not wait.
+ */
+void xcma_listen_settle(struct xcma_id *xid)
+{
+	struct xcma_life_ctx *ctx = &xcma_life;
+
+	if (xid) {
+		if (xcma_id_state(xid) == XCMA_FSM_LISTEN)
+			return;
+		ctx = xcma_life_ctx_of(xid->life.fsm.ctx);
+	}
+	mutex_lock(&ctx->lock);
+	mutex_unlock(&ctx->lock);
+}
+
 /* the listener of @service_id in @net that match_listener() takes, held */
-static struct xcma_id *find_listener(struct net *net, __be64 service_id,
-				     struct find_arg *f)
+static struct xcma_id *find_listener_once(struct net *net, __be64 service_id,
+					  struct find_arg *f)
 {
 	struct xcma_port_binding *b;
 	struct xcma_id *xid = NULL;
@@ -141,6 +165,16 @@ static struct xcma_id *find_listener(struct net *net, __be64 service_id,
 	}
 	mutex_unlock(&listen_lock);
 	return xid;
+}
+
+/* the same, once no listener child is being made (xcma_listen_settle()) */
+static struct xcma_id *find_listener(struct net *net, __be64 service_id,
+				     struct find_arg *f)
+{
+	struct xcma_id *xid = find_listener_once(net, service_id, f);
+
+	xcma_listen_settle(xid);
+	return xid ?: find_listener_once(net, service_id, f);
 }
 
 /**

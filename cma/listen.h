@@ -26,5 +26,6 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
 struct xcma_id *xcma_listen_find_ib(struct ib_device *ibdev, u32 port,
 				    __be64 service_id);
 int xcma_listen_conn_visible(struct xcma_id *conn);
+void xcma_listen_settle(struct xcma_id *xid);
 
 #endif /* XCMA_LISTEN_H */

@@ -137,7 +137,12 @@ static void connect_ipv6_linklocal(struct kunit *test)
 /*
  * The client destroys its id by returning non-zero from ESTABLISHED: no
  * event after that, ib_cm takes the connection down, the server sees
- * DISCONNECTED.
+ * DISCONNECTED. The client's ib_cm sent the RTU before the callback and
+ * the DREQ after it, but the server's ib_cm may handle them in either
+ * order (its workqueue runs one work per CPU, not one in all; a DREQ in
+ * REP_SENT is taken): with two CPUs the server sees ESTABLISHED before
+ * DISCONNECTED or not at all, as with the in-tree CM, whose DREQ in
+ * CONNECT is DISCONNECTED too.
  */
 static void destroy_by_return_established(struct kunit *test)
 {
@@ -147,6 +152,9 @@ static void destroy_by_return_established(struct kunit *test)
 	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST,
 					RDMA_CM_EVENT_ESTABLISHED,
 					RDMA_CM_EVENT_DISCONNECTED };
+	static const int want_srv_dreq_first[] = {
+		RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_DISCONNECTED
+	};
 	struct rdma_conn_param param = {
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
@@ -156,6 +164,7 @@ static void destroy_by_return_established(struct kunit *test)
 	struct side *cs, *ss;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	bool rtu_first;
 
 	cs = cm_new_side(test);
 	ss = cm_new_side(test);
@@ -170,10 +179,20 @@ static void destroy_by_return_established(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdma_connect(cli, &param), 0);
 	/* cli is gone once its ESTABLISHED callback returned */
 	KUNIT_EXPECT_TRUE(test, cm_wait_events(cs, false, 3));
-	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 3));
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 2));
+	rtu_first = ss->cev[1] == RDMA_CM_EVENT_ESTABLISHED;
+	if (rtu_first)
+		KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 3));
 	msleep(100);
 	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
-	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	if (rtu_first)
+		cm_expect_events(test, ss, true, want_srv,
+				 ARRAY_SIZE(want_srv));
+	else
+		cm_expect_events(test, ss, true, want_srv_dreq_first,
+				 ARRAY_SIZE(want_srv_dreq_first));
+	kunit_info(test, "the server's ib_cm took the %s first",
+		   rtu_first ? "RTU" : "DREQ");
 	ib_free_cq(cq);
 	ib_dealloc_pd(pd);
 	if (ss->conn) {
@@ -213,6 +232,116 @@ static void reject_with_private_data(struct kunit *test)
 			   "consumer defined");
 	KUNIT_EXPECT_EQ(test, cm_state(cli), (unsigned int)XCMA_FSM_CONNECT);
 	rdma_destroy_id(cli);
+	rdma_destroy_id(lis);
+}
+
+/*
+ * A REQ that comes while a wildcard listener's child is being made: the
+ * child's ib_cm listen exists a moment before the child is in LISTEN
+ * (the ctx lock held meanwhile). This fake of ib_cm_insert_listen() keeps
+ * that moment open: once the listen exists it has the client's
+ * rdma_connect() sent from a work item and returns only after ib_cm has
+ * passed the REQ to xcma (and 200 ms more). In-tree the child is LISTEN
+ * before its listen exists, so the REQ reaches the wildcard's user.
+ */
+static struct {
+	struct xcma_ops ops;
+	ib_cm_handler handler;
+	struct rdma_cm_id *cli;
+	struct work_struct connect;
+	wait_queue_head_t wq;
+	atomic_t reqs;
+	int connect_ret;
+	bool armed;
+} mk;
+
+static int mk_req_handler(struct ib_cm_id *cm_id,
+			  const struct ib_cm_event *ev)
+{
+	if (ev->event == IB_CM_REQ_RECEIVED) {
+		atomic_inc(&mk.reqs);
+		wake_up(&mk.wq);
+	}
+	return mk.handler(cm_id, ev);
+}
+
+static void mk_connect(struct work_struct *work)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+
+	mk.connect_ret = rdma_connect(mk.cli, &param);
+	wake_up(&mk.wq);
+}
+
+static struct ib_cm_id *mk_insert_listen(struct ib_device *dev,
+					 ib_cm_handler handler,
+					 __be64 service_id)
+{
+	struct ib_cm_id *cm_id;
+
+	mk.handler = handler;
+	cm_id = xcma_kernel_ops.insert_listen(dev, mk_req_handler,
+					      service_id);
+	if (IS_ERR(cm_id) || !mk.armed)
+		return cm_id;
+	mk.armed = false;
+	schedule_work(&mk.connect);
+	wait_event_timeout(mk.wq, atomic_read(&mk.reqs), 10 * HZ);
+	msleep(200);
+	return cm_id;
+}
+
+static void mk_restore(void *unused)
+{
+	xcma_ops_set(NULL);
+	flush_work(&mk.connect);
+}
+
+static void request_while_a_wildcard_child_is_made(struct kunit *test)
+{
+	static const int want_cli[] = { RDMA_CM_EVENT_ADDR_RESOLVED,
+					RDMA_CM_EVENT_ROUTE_RESOLVED,
+					RDMA_CM_EVENT_REJECTED };
+	static const int want_srv[] = { RDMA_CM_EVENT_CONNECT_REQUEST };
+	struct sockaddr_storage w, d;
+	struct rdma_cm_id *lis;
+	struct side *cs, *ss;
+
+	mk.ops = xcma_kernel_ops;
+	mk.ops.insert_listen = mk_insert_listen;
+	INIT_WORK(&mk.connect, mk_connect);
+	init_waitqueue_head(&mk.wq);
+	atomic_set(&mk.reqs, 0);
+	mk.connect_ret = -EINPROGRESS;
+	mk.armed = false;
+	xcma_ops_set(&mk.ops);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mk_restore, NULL),
+			0);
+
+	cs = cm_new_side(test);
+	ss = cm_new_side(test);
+	ss->action = REQ_REJECT;
+	cm_addr4(&w, NULL, 18542);
+	cm_addr4(&d, "10.99.0.1", 18542);
+	mk.cli = cm_new_id(test, cs, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, cm_resolve(test, cs, mk.cli, NULL, &d), 0);
+	mk.armed = true;
+	lis = cm_listen(test, ss, &w);
+	KUNIT_EXPECT_FALSE(test, mk.armed);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mk.reqs), 1);
+	KUNIT_EXPECT_EQ(test, mk.connect_ret, 0);
+
+	KUNIT_ASSERT_TRUE(test, cm_wait_events(cs, false, 3));
+	cm_expect_events(test, cs, false, want_cli, ARRAY_SIZE(want_cli));
+	KUNIT_EXPECT_EQ(test, cs->st[2], IB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(cs->pdata, "nope", 4), 0,
+			    "the REJ is not the wildcard listener's");
+	KUNIT_EXPECT_TRUE(test, cm_wait_events(ss, true, 1));
+	cm_expect_events(test, ss, true, want_srv, ARRAY_SIZE(want_srv));
+	rdma_destroy_id(mk.cli);
 	rdma_destroy_id(lis);
 }
 
@@ -901,6 +1030,7 @@ static struct kunit_case cm_cases[] = {
 	KUNIT_CASE_SLOW(connect_ipv6_linklocal),
 	KUNIT_CASE_SLOW(destroy_by_return_established),
 	KUNIT_CASE(reject_with_private_data),
+	KUNIT_CASE(request_while_a_wildcard_child_is_made),
 	KUNIT_CASE(connect_no_listener),
 	KUNIT_CASE(resolve_no_route),
 	KUNIT_CASE_SLOW(resolve_unreachable),
