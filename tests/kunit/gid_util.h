@@ -52,37 +52,51 @@ static inline bool gid_util_present(struct ib_device *ibdev,
 }
 
 /*
- * The default GID of @mac is in one of port 1's default slots, for @ndev,
- * as RoCE v2. ib_core reserves the first slots of a RoCE port's table for
- * the default GIDs, one per GID type (0 and 1 on rxe: v1 and v2). Its
+ * The default GID of @mac is in port 1's default slot. ib_core reserves
+ * the first slots of a RoCE port's table for the default GIDs, one per
+ * GID type the port supports: rxe has RoCE v2 only, so one, slot 0 (a
+ * dump of its table: the default GID, then one GID per address). Its
  * work item for a new MAC deletes the netdev's GIDs one at a time in slot
- * order, so the old default GIDs first, and sets the new default GIDs
- * only once every old GID is gone: the new MAC's default GID in a default
- * slot is the one sign that the delete is over. Its value alone is not:
- * the boot MAC's default GID is also the GID of eth0's IPv6 link-local
- * address, which stays in a later slot until the delete reaches it.
+ * order, so the old default GID first, and sets the new default GID only
+ * once every old GID is gone: the new MAC's default GID in slot 0 is the
+ * one sign that the delete is over. Its value in another slot is not: the
+ * boot MAC's default GID is also the GID of eth0's IPv6 link-local
+ * address, which stays in a later slot until the delete reaches it. The
+ * value, made of a MAC no other netdev here has, says whose it is (@ndev
+ * only documents it).
+ *
+ * No reference is taken on a GID entry (rdma_query_gid() copies under the
+ * table's lock): a deleted entry that someone still holds keeps its slot
+ * until ib_wq frees it, and the default slot held so while the work item
+ * deletes makes the new default GID's add fail with -ENOSPC, for good
+ * (seen when this wait used rdma_get_gid_attr(): "__ib_cache_gid_add:
+ * unable to add gid fe80::... error=-28", then a wait that never ends).
  */
 static inline bool gid_util_default_is(struct ib_device *ibdev,
 				       struct net_device *ndev, const u8 *mac)
 {
-	const struct ib_gid_attr *attr;
-	union ib_gid gid;
-	bool found = false;
-	u32 ix;
+	union ib_gid want, gid;
 
-	gid_util_ll(&gid, mac);
-	for (ix = 0; ix < 2 && !found; ix++) {
-		attr = rdma_get_gid_attr(ibdev, 1, ix);
-		if (IS_ERR(attr))
-			continue;
-		rcu_read_lock();
-		found = attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-			!memcmp(&attr->gid, &gid, sizeof(gid)) &&
-			rdma_read_gid_attr_ndev_rcu(attr) == ndev;
-		rcu_read_unlock();
-		rdma_put_gid_attr(attr);
+	gid_util_ll(&want, mac);
+	return !rdma_query_gid(ibdev, 1, 0, &gid) &&
+	       !memcmp(&gid, &want, sizeof(gid));
+}
+
+/* port 1's first @n GIDs, to the console: what a failed case saw */
+static inline void gid_util_dump(struct ib_device *ibdev, int n)
+{
+	union ib_gid gid;
+	int ix, ret;
+
+	for (ix = 0; ix < n; ix++) {
+		ret = rdma_query_gid(ibdev, 1, ix, &gid);
+		if (ret)
+			pr_info("gid_util: %s port 1 [%d]: %d\n",
+				dev_name(&ibdev->dev), ix, ret);
+		else
+			pr_info("gid_util: %s port 1 [%d]: %pI6\n",
+				dev_name(&ibdev->dev), ix, gid.raw);
 	}
-	return found;
 }
 
 #endif

@@ -116,11 +116,15 @@ static void one_change(struct kunit *test, const struct interop_cm *cm,
 			t->other_status = ret;
 		}
 	}
+	if (i == 400)
+		gid_util_dump(ibdev, 12);
 	KUNIT_ASSERT_LT_MSG(test, i, 400, "%s: GIDs did not follow the MAC",
 			    cm->name);
 	ret = resolve_once(cm, &event);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: resolve after the GID work",
 			    cm->name);
+	if (ret)
+		gid_util_dump(ibdev, 12);
 }
 
 static void resolve_during_gid_readd(struct kunit *test)
