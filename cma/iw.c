@@ -217,7 +217,7 @@ static int iw_event(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 		fev = XCMA_EV_ESTABLISHED;
 		break;
 	case IW_CM_EVENT_CLOSE:
-		fev = XCMA_EV_DISCONNECTED;
+		fev = XCMA_EV_IW_CLOSE;
 		break;
 	default:
 		/* DISCONNECT: iw_cm moves the QP, CLOSE follows */

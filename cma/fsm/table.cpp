@@ -175,6 +175,12 @@ constexpr Rule rules[] = {
 		  bit(XCMA_FSM_ROUTE_RESOLVED) | bit(XCMA_FSM_CONNECT) |
 		  bit(XCMA_FSM_DISCONNECT),
 	  kSame, XCMA_CM_EVENT_UNREACHABLE, true, kInval },
+	/*
+	 * cma_iw_handler(): iw_cm's CLOSE is DISCONNECTED for the user, and
+	 * the id stays CONNECT (the in-tree iWARP handler changes no state)
+	 */
+	{ XCMA_EV_IW_CLOSE, "iw_close", kNote, bit(XCMA_FSM_CONNECT), kSame,
+	  XCMA_CM_EVENT_DISCONNECTED, true, kInval },
 
 	/* a new conn id created by a listener starts in CONNECT */
 	{ XCMA_EV_CONNECT_REQUEST, "connect_request", kLife,

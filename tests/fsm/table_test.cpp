@@ -136,6 +136,8 @@ Expect expected(unsigned s, unsigned ev)
 				 s == ROUTE_RESOLVED || s == CONNECT ||
 				 s == DISCONNECT,
 			 s, kEINVAL, 7 };
+	case XCMA_EV_IW_CLOSE: /* cma_iw_handler: DISCONNECTED, no move */
+		return only(CONNECT, SAME, 10);
 	case XCMA_EV_CONNECT_REQUEST: /* new conn ids start in CONNECT */
 		return only(IDLE, CONNECT, 4);
 	case XCMA_EV_DEVICE_REMOVAL: /* cma_send_device_removal_put */

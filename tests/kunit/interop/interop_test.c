@@ -16,6 +16,11 @@
  * ways as MPA carries it, a message each way, disconnect, and a reject
  * with private data in the MPA reply, both ways.
  *
+ * After the disconnect, both cases also compare the state each end's id
+ * is left in, as ib_core's restrack reads it (rdma res show cm_id): over
+ * ib_cm DISCONNECT, over iw_cm still CONNECT (the in-tree iWARP handler
+ * moves no state on CLOSE).
+ *
  * This file calls neither CM directly: each side goes through its struct
  * interop_cm (interop.h).
  */
@@ -32,6 +37,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/restrack.h>
 
+#include "../../../cma/restrack.h"
 #include "../kunit_inline.h"
 #include "interop.h"
 
@@ -109,6 +115,8 @@ struct side {
  * @qpn: REQ and REP carry each end's QP number to the other
  * @raw_reject: see struct side
  * @rej_qp: the client needs a QP to be rejected (iw_cm connects one)
+ * @closed_state: the state (the in-tree enum rdma_cm_state's value, as
+ *	restrack reports it) of both ends' ids once disconnected
  * @rej_tries: rejects to try for one that carries the data: siw may see
  *	the server's close before it reads the MPA reply, and then reports
  *	the same status with no data, whichever CM is the client (seen with
@@ -124,8 +132,13 @@ struct transport {
 	bool qpn;
 	bool raw_reject;
 	bool rej_qp;
+	unsigned int closed_state;
 	int rej_tries;
 };
+
+/* the in-tree enum rdma_cm_state (cma_priv.h, not shipped) */
+#define INTREE_CM_CONNECT 5
+#define INTREE_CM_DISCONNECT 6
 
 /* rxe0, through ib_cm */
 static const struct transport roce = {
@@ -140,6 +153,7 @@ static const struct transport roce = {
 	.timewait = true,
 	.srv_disconnects = true,
 	.qpn = true,
+	.closed_state = INTREE_CM_DISCONNECT,
 };
 
 /*
@@ -159,6 +173,7 @@ static const struct transport iwarp = {
 	.rej_status = -ECONNRESET,
 	.raw_reject = true,
 	.rej_qp = true,
+	.closed_state = INTREE_CM_CONNECT,
 	.rej_tries = 3,
 };
 
@@ -185,6 +200,15 @@ struct usage {
 	int ids_intree, ids_xcma;
 	int qp, cq, pd;
 };
+
+/*
+ * @id's state as ib_core's restrack reads it for rdma res show cm_id: at
+ * the in-tree private id's offset (xcma keeps its own there, restrack.h)
+ */
+static unsigned int restrack_state(struct rdma_cm_id *id)
+{
+	return READ_ONCE(container_of(id, struct xcma_intree_id, id)->state);
+}
 
 static struct side *new_side(struct kunit *test, const struct interop_cm *cm)
 {
@@ -550,6 +574,10 @@ static void connect_exchange_disconnect(struct kunit *test)
 	expect_events(test, cs, false, want_cli, n_cli);
 	expect_events(test, ss, true, want_srv, n_srv);
 	KUNIT_EXPECT_EQ(test, ss->n, 0); /* the listener itself saw nothing */
+	KUNIT_EXPECT_EQ_MSG(test, restrack_state(cli), tp->closed_state,
+			    "%s client's state once disconnected", cs->cm->name);
+	KUNIT_EXPECT_EQ_MSG(test, restrack_state(ss->conn), tp->closed_state,
+			    "%s server's state once disconnected", ss->cm->name);
 
 	free_qp(cs, cli);
 	cs->cm->destroy_id(cli);
