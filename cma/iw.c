@@ -19,7 +19,11 @@
  * handler lock an iw_cm callback may be waiting for), hands the iw_cm id
  * to iw_release_wq; each device's removal flushes that before it returns.
  * A release anywhere else destroys it at once, as the in-tree CM does, so
- * that a listener's port is free when rdma_destroy_id() returns.
+ * that a listener's port is free when rdma_destroy_id() returns. A
+ * listener released in a callback keeps its port until its work item
+ * runs: a listen outside a callback that meets it waits for that
+ * (xcma_iw_listen()), so that only a listen from a callback can still
+ * find the port taken.
  */
 #include <linux/export.h>
 #include <linux/sched.h>
@@ -51,6 +55,8 @@ struct iw_link {
 
 static DEFINE_SPINLOCK(iw_link_lock);
 static struct workqueue_struct *iw_release_wq;
+/* iw_cm ids handed to iw_release_wq and not destroyed yet */
+static atomic_t iw_deferred = ATOMIC_INIT(0);
 
 static struct iw_link *iw_link_new(struct xcma_id *xid)
 {
@@ -81,6 +87,7 @@ static void iw_release_fn(struct work_struct *work)
 
 	xcma_ops->iw_destroy_id(link->iw);
 	kfree(link);
+	atomic_dec(&iw_deferred);
 }
 
 /**
@@ -103,6 +110,7 @@ void xcma_iw_destroy(struct iw_cm_id *iw)
 	link->xid = NULL;
 	spin_unlock(&iw_link_lock);
 	if (xcma_id_in_callback()) {
+		atomic_inc(&iw_deferred);
 		INIT_WORK(&link->work, iw_release_fn);
 		queue_work(iw_release_wq, &link->work);
 		return;
@@ -335,16 +343,7 @@ out:
 	return ret;
 }
 
-/**
- * xcma_iw_listen - an iw_cm listen on the id's device and address
- * @xid: the id, LISTEN, with an iWARP device
- *
- * The type of service and the AF_INET6-only option go with it, and
- * @xid->backlog.
- *
- * Return: the listening iw_cm id, or an ERR_PTR of iw_cm's errno.
- */
-struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
+static struct iw_cm_id *iw_listen_once(struct xcma_id *xid)
 {
 	struct iw_link *link = iw_link_new(xid);
 	struct iw_cm_id *iw;
@@ -371,6 +370,34 @@ struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
 		return ERR_PTR(ret);
 	}
 	return iw;
+}
+
+/**
+ * xcma_iw_listen - an iw_cm listen on the id's device and address
+ * @xid: the id, LISTEN, with an iWARP device
+ *
+ * The type of service and the AF_INET6-only option go with it, and
+ * @xid->backlog.
+ *
+ * A listener destroyed in a callback leaves its iw_cm id, and the
+ * provider's endpoint on its port, to iw_release_wq; the in-tree destroy
+ * frees both before it returns. So a listen that fails with -EADDRINUSE
+ * while such destroys were pending waits for them, outside a callback,
+ * and tries once more, with a new iw_cm id (iw_cm allocates a listen's
+ * work entries once per id).
+ *
+ * Return: the listening iw_cm id, or an ERR_PTR of iw_cm's errno.
+ */
+struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
+{
+	bool pending = atomic_read(&iw_deferred);
+	struct iw_cm_id *iw = iw_listen_once(xid);
+
+	if (PTR_ERR_OR_ZERO(iw) != -EADDRINUSE || xcma_id_in_callback() ||
+	    !(pending || atomic_read(&iw_deferred)))
+		return iw;
+	xcma_iw_flush();
+	return iw_listen_once(xid);
 }
 
 /**
