@@ -314,8 +314,13 @@ extern "C" int xcma_fsm_id_group_add(xcma_fsm_id *id, xcma_fsm_link *group)
 	}
 	xcma_plat_id_lock(id);
 	Step s = lookup(id->state, XCMA_EV_JOIN_MULTICAST);
+	/*
+	 * the newest first, as the in-tree mc_list: a leave of an address
+	 * joined twice takes the last join (rdma_ucm frees the context of
+	 * the join librdmacm leaves, its newest)
+	 */
 	if (s.ok())
-		list_add_tail(group, &id->groups);
+		list_add(group, &id->groups);
 	xcma_plat_id_unlock(id);
 	xcma_plat_ctx_unlock(id->ctx);
 	return s.err;

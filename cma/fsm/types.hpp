@@ -49,6 +49,14 @@ inline bool list_empty(const xcma_fsm_link *head)
 	return head->next == head;
 }
 
+inline void list_add(xcma_fsm_link *node, xcma_fsm_link *head)
+{
+	node->prev = head;
+	node->next = head->next;
+	head->next->prev = node;
+	head->next = node;
+}
+
 inline void list_add_tail(xcma_fsm_link *node, xcma_fsm_link *head)
 {
 	node->prev = head->prev;

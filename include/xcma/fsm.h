@@ -307,7 +307,9 @@ XCMA_MUST_CHECK int xcma_fsm_id_destroy(struct xcma_fsm_id *id);
  *                             table allows a join and the id holds a
  *                             device; else -errno, nothing linked
  *   xcma_fsm_id_group_take()  rdma_leave_multicast(): unlinks and returns
- *                             the first group @match accepts, or NULL
+ *                             the newest group @match accepts, or NULL
+ *                             (an address joined twice: the last join,
+ *                             as in-tree)
  *   xcma_plat_id_group_drop() called for each group still linked when the
  *                             id lets go of its device (destroy, an error
  *                             path), before xcma_plat_id_release_dev()

@@ -279,6 +279,30 @@ TEST_F(Protocol, GroupTakenByLeaveIsNotDroppedByDestroy)
 				     "release a d", "free a" }));
 }
 
+/*
+ * An address joined twice: a leave takes the newest join, as the in-tree
+ * mc_list (list_add, first match), so that rdma_ucm, which frees the
+ * context of the join librdmacm leaves (its newest), frees the one whose
+ * delivery the leave waited for
+ */
+TEST_F(Protocol, LeaveOfAnAddressJoinedTwiceTakesTheNewestJoin)
+{
+	TDev &d = new_tdev("d");
+	TId &t = bound("a", d);
+	TGroup first, second;
+	int addr = 7;
+
+	first.addr = addr;
+	second.addr = addr;
+	ASSERT_EQ(xcma_fsm_id_group_add(&t.fsm, &first.link), 0);
+	ASSERT_EQ(xcma_fsm_id_group_add(&t.fsm, &second.link), 0);
+	EXPECT_EQ(xcma_fsm_id_group_take(&t.fsm, tgroup_match, &addr),
+		  &second.link);
+	EXPECT_EQ(xcma_fsm_id_group_take(&t.fsm, tgroup_match, &addr),
+		  &first.link);
+	EXPECT_EQ(xcma_fsm_id_destroy(&t.fsm), 0);
+}
+
 TEST_F(Protocol, GroupsAreDroppedByDetachAndNoneJoinAfter)
 {
 	TDev &d = new_tdev("d");

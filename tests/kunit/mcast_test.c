@@ -642,6 +642,51 @@ static void leave_waits_for_the_join_callback(struct kunit *test)
 }
 
 /*
+ * One address joined twice, as rdma_ucm lets a process do (badinput's
+ * "join the same group again"): the leave takes the newest join, as the
+ * in-tree mc_list does, and so waits for that join's callback. rdma_ucm
+ * leaves by address and then frees the context of the join librdmacm
+ * left, its newest: a leave that took the older join returned while the
+ * newer one's MULTICAST_JOIN was being delivered with the context being
+ * freed (KASAN: slab-use-after-free in ucma_create_uevent from join_work,
+ * the freed struct ucma_multicast from ucma_leave_multicast, in a
+ * fresh-clone make check's user/kunit-xcma-misuse).
+ */
+static void leave_of_a_group_joined_twice_takes_the_newest(struct kunit *test)
+{
+	struct mc_log *l = mc_new_log(test);
+	struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
+	struct sockaddr_storage g;
+	static int older, newer;
+	bool done;
+
+	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), &older),
+			0);
+	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+	KUNIT_EXPECT_PTR_EQ(test, l->private_data, (void *)&older);
+	/* the second join's callback stays 300 ms */
+	l->hold_ms = 300;
+	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), &newer),
+			0);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&l->in_cb,
+						      msecs_to_jiffies(MC_WAIT_MS)));
+	rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
+	done = READ_ONCE(l->cb_done);
+	KUNIT_EXPECT_TRUE_MSG(test, done,
+			      "the leave returned during the newest join's callback: it took the older join");
+	KUNIT_EXPECT_EQ(test, mc_count(l, RDMA_CM_EVENT_MULTICAST_JOIN), 2);
+	/* the older join is still there: the second leave takes it */
+	KUNIT_EXPECT_EQ(test, xcma_mcast_live(), 1);
+	rdma_leave_multicast(id, mc_addr4(&g, MC_GROUP));
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
+	rdma_destroy_id(id);
+	mc_expect_no_groups(test);
+}
+
+/*
  * Join, then destroy at once, many times, with the MULTICAST_JOIN held
  * back: the test holds the id's handler lock over the join (and, every
  * other round, a leave), so the work waits in the table's enter while the
@@ -826,6 +871,7 @@ static struct kunit_case mcast_cases[] = {
 	KUNIT_CASE(destroy_leaves_every_group),
 	KUNIT_CASE(leave_from_the_join_callback),
 	KUNIT_CASE(leave_waits_for_the_join_callback),
+	KUNIT_CASE(leave_of_a_group_joined_twice_takes_the_newest),
 	KUNIT_CASE(join_racing_destroy),
 	KUNIT_CASE_SLOW(removal_with_groups_joined),
 	KUNIT_CASE_SLOW(removal_with_a_join_in_flight),
