@@ -260,6 +260,11 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *life,
 		goto err_free;
 	child->bind.afonly = p->bind.afonly;
 	child->backlog = p->backlog;
+	/* the parent's type of service, for an iw_cm listen (as in-tree) */
+	mutex_lock(&p->qp_mutex);
+	child->tos = p->tos;
+	child->tos_set = p->tos_set;
+	mutex_unlock(&p->qp_mutex);
 	child->id.device = dev->ibdev;
 	child->id.route.addr.dev_addr.transport =
 		rdma_node_get_transport(dev->ibdev->node_type);

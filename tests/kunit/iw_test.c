@@ -971,7 +971,7 @@ out_lis:
 /*
  * What iw_cm gets, as in-tree: ORD from initiator_depth, IRD from
  * responder_resources, the QP number, the private data, the id's TOS
- * (connect and listen), the backlog.
+ * (connect and listen, a wildcard listener's child's too), the backlog.
  */
 static void params_to_iw_cm(struct kunit *test)
 {
@@ -1021,6 +1021,22 @@ static void params_to_iw_cm(struct kunit *test)
 	rdma_destroy_id(cli);
 	cm_free_qp(ss->conn, ss->pd, ss->cq);
 	rdma_destroy_id(ss->conn);
+	rdma_destroy_id(lis);
+	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 0);
+
+	/*
+	 * a wildcard listener's TOS goes to its siw0 child's listen too, as
+	 * in-tree cma_listen_on_dev() copies it
+	 */
+	iwf.ltos = 0;
+	iwf.ltos_set = false;
+	lis = cm_new_id(test, ss, IB_QPT_RC);
+	rdma_set_service_type(lis, 0x28);
+	cm_addr4(&l, NULL, port);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(lis, (struct sockaddr *)&l), 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(lis, 7), 0);
+	KUNIT_EXPECT_EQ(test, iwf.ltos, 0x28);
+	KUNIT_EXPECT_TRUE(test, iwf.ltos_set);
 	rdma_destroy_id(lis);
 	KUNIT_EXPECT_EQ(test, iwf_mine(NULL, false), 0);
 }
