@@ -25,6 +25,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ib.h>
 
+#include "../../cma/id.h"
 #include "../../cma/mcast.h"
 #include "../../cma/ops.h"
 #include "../../cma/xcma.h"
@@ -59,6 +60,8 @@ struct mc_log {
 	bool destroy_on_removal;
 	/* MULTICAST_JOIN: leave the group from the callback */
 	struct sockaddr_storage leave_in_cb;
+	/* MULTICAST_JOIN: return non-zero (G3: destroy by return) */
+	bool destroy_on_join;
 	/* MULTICAST_JOIN: say so on @in_cb, stay @hold_ms, then @cb_done */
 	struct completion in_cb;
 	unsigned int hold_ms;
@@ -105,6 +108,8 @@ static int mc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 		ret = l->destroy_on_removal;
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN)
+		ret = l->destroy_on_join;
 	spin_unlock(&l->lock);
 	if (ah && !first)
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
@@ -642,6 +647,35 @@ static void leave_waits_for_the_join_callback(struct kunit *test)
 }
 
 /*
+ * A MULTICAST_JOIN callback that returns non-zero destroys its id (G3, as
+ * rdma_cm.h documents for every callback): the group is left, nothing
+ * more is delivered. Kept on purpose where the in-tree CM differs: its
+ * multicast handlers WARN_ON(ret) and keep the id. No in-tree consumer
+ * returns non-zero there (rdma_ucm returns 0).
+ */
+static void join_callback_return_destroys_the_id(struct kunit *test)
+{
+	struct mc_log *l = mc_new_log(test);
+	unsigned int base = xcma_id_live();
+	struct rdma_cm_id *id = mc_new_id(test, l, IB_QPT_UD);
+	struct sockaddr_storage g;
+	int i;
+
+	l->destroy_on_join = true;
+	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), l),
+			0);
+	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+	for (i = 0; i < 100 && xcma_id_live() != base; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ_MSG(test, xcma_id_live(), base,
+			    "the id outlived its callback's return");
+	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
+	mc_expect_no_groups(test);
+	KUNIT_EXPECT_EQ(test, l->n, 1);
+}
+
+/*
  * One address joined twice, as rdma_ucm lets a process do (badinput's
  * "join the same group again"): the leave takes the newest join, as the
  * in-tree mc_list does, and so waits for that join's callback. rdma_ucm
@@ -872,6 +906,7 @@ static struct kunit_case mcast_cases[] = {
 	KUNIT_CASE(leave_from_the_join_callback),
 	KUNIT_CASE(leave_waits_for_the_join_callback),
 	KUNIT_CASE(leave_of_a_group_joined_twice_takes_the_newest),
+	KUNIT_CASE(join_callback_return_destroys_the_id),
 	KUNIT_CASE(join_racing_destroy),
 	KUNIT_CASE_SLOW(removal_with_groups_joined),
 	KUNIT_CASE_SLOW(removal_with_a_join_in_flight),
