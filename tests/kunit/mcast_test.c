@@ -196,6 +196,16 @@ static int igmp_users(const char *group)
 	return users;
 }
 
+/* @id joins MC_GROUP (@g), full member, @ctx; its MULTICAST_JOIN came */
+static void mc_join_wait(struct kunit *test, struct rdma_cm_id *id,
+			 struct mc_log *l, struct sockaddr_storage *g, void *ctx)
+{
+	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(g, MC_GROUP),
+						  BIT(FULLMEMBER_JOIN), ctx),
+			0);
+	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+}
+
 static void mc_expect_no_groups(struct kunit *test)
 {
 	int i;
@@ -527,10 +537,7 @@ static void datagram_to_the_group_reaches_the_joined_qp(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ud_to_rts(tx), 0);
 
 	l->pd = pd;
-	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
-						  BIT(FULLMEMBER_JOIN), l),
-			0);
-	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+	mc_join_wait(test, id, l, &g, l);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(l->made_ah));
 	KUNIT_ASSERT_EQ(test, ib_attach_mcast(rx, &l->ah.grh.dgid, 0), 0);
 	KUNIT_ASSERT_EQ(test, post_recv(rx, pd, dma + len, len), 0);
@@ -605,10 +612,7 @@ static void leave_from_the_join_callback(struct kunit *test)
 	struct sockaddr_storage g;
 
 	cm_addr4(&l->leave_in_cb, MC_GROUP, 0);
-	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
-						  BIT(FULLMEMBER_JOIN), l),
-			0);
-	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+	mc_join_wait(test, id, l, &g, l);
 	KUNIT_EXPECT_EQ(test, igmp_users(MC_GROUP), 0);
 	mc_expect_no_groups(test);
 	rdma_destroy_id(id);
@@ -662,10 +666,7 @@ static void join_callback_return_destroys_the_id(struct kunit *test)
 	int i;
 
 	l->destroy_on_join = true;
-	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
-						  BIT(FULLMEMBER_JOIN), l),
-			0);
-	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+	mc_join_wait(test, id, l, &g, l);
 	for (i = 0; i < 100 && xcma_id_live() != base; i++)
 		msleep(20);
 	KUNIT_EXPECT_EQ_MSG(test, xcma_id_live(), base,
@@ -694,10 +695,7 @@ static void leave_of_a_group_joined_twice_takes_the_newest(struct kunit *test)
 	static int older, newer;
 	bool done;
 
-	KUNIT_ASSERT_EQ(test, rdma_join_multicast(id, mc_addr4(&g, MC_GROUP),
-						  BIT(FULLMEMBER_JOIN), &older),
-			0);
-	KUNIT_ASSERT_TRUE(test, mc_wait(l, RDMA_CM_EVENT_MULTICAST_JOIN));
+	mc_join_wait(test, id, l, &g, &older);
 	KUNIT_EXPECT_PTR_EQ(test, l->private_data, (void *)&older);
 	/* the second join's callback stays 300 ms */
 	l->hold_ms = 300;
