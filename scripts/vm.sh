@@ -245,7 +245,9 @@ bad+='XCMA-VM: task in D state at power-off|XCMA-VM: teardown hung|'
 bad+='XCMA-VM: kmemleak: not scanned'
 # all of grep's output is read before anything is cut: a pipe into head
 # would make grep die of SIGPIPE on a storm of reports and pass the run
-hits=$(grep -aE "$bad" "$log" | grep -av 'XCMA-VM: command:') || true
+# (less the KUnit runner's wait for a slow case: console-filter.awk)
+hits=$(awk -f "$top/scripts/console-filter.awk" "$log" | grep -aE "$bad" |
+	grep -av 'XCMA-VM: command:') || true
 if [ -n "$hits" ]; then
 	printf '%s\n' "$hits" | sed -n '1,5s/^/vm: kernel: /p' >&2
 	n=$(printf '%s\n' "$hits" | wc -l)
