@@ -336,6 +336,54 @@ out:
 	return ret;
 }
 
+/**
+ * xcma_device_conn_gid - the GID a passive id takes on its listener's port
+ * @dev: the listener's device, or NULL if it has released it
+ * @xid: the passive id: its addresses and hardware address are the
+ *	request's
+ * @port: the port the request came in on
+ *
+ * As in-tree cma_ib_acquire_dev(): on RoCE the GID of the id's source
+ * address on the netdev the request came in on, of the port's default
+ * type; on IB the GID in the id's hardware address (IPoIB's, or the
+ * AF_IB address's), of type IB. It is not the GID the request came in
+ * on: one that came without a GRH (native IB, on a subnet) names none.
+ *
+ * Return: the attribute, held; ERR_PTR(-EINVAL) for an id of the IPoIB
+ * port space whose hardware address is not InfiniBand's; ERR_PTR(-ENODEV)
+ * if the port has no such GID or the device is not the id's namespace's.
+ */
+const struct ib_gid_attr *xcma_device_conn_gid(struct xcma_device *dev,
+					       struct xcma_id *xid, u32 port)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	union ib_gid gid;
+
+	if (da->dev_type != ARPHRD_INFINIBAND && xid->id.ps == RDMA_PS_IPOIB)
+		return ERR_PTR(-EINVAL);
+	if (!dev || !xcma_ops->dev_access_netns(dev->ibdev, da->net))
+		return ERR_PTR(-ENODEV);
+	switch (xcma_transport(dev->ibdev, port)) {
+	case XCMA_TRANSPORT_ROCE:
+		/* an Ethernet netdev's address: an AF_IB one has no GID here */
+		if (da->dev_type != ARPHRD_ETHER ||
+		    rdma_ip2gid(xcma_id_src(xid), &gid))
+			return ERR_PTR(-ENODEV);
+		ndev = dev_get_by_index(da->net, da->bound_dev_if);
+		if (!ndev)
+			return ERR_PTR(-ENODEV);
+		attr = find_gid(dev, port, &gid, ndev);
+		dev_put(ndev);
+		return attr;
+	case XCMA_TRANSPORT_IB:
+		return ib_gid(dev, port, da);
+	default:
+		return ERR_PTR(-ENODEV);
+	}
+}
+
 /* the first port of @dev that is up, or 0 */
 static u32 active_port(struct ib_device *ibdev)
 {

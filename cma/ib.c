@@ -262,18 +262,23 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	const struct ib_cm_req_event_param *req = &ib_event->param.req_rcvd;
 	struct rdma_dev_addr *da;
 	struct xcma_id *conn;
+	u8 n;
 
 	conn = xcma_ib_conn_alloc(listener, req->qp_type, local, remote);
 	if (!conn)
 		return NULL;
-	conn->id.route.path_rec = kmemdup(req->primary_path,
-					  sizeof(*req->primary_path),
-					  GFP_KERNEL);
+	/* the primary path, and the alternate one if the REQ names one */
+	n = req->alternate_path ? 2 : 1;
+	conn->id.route.path_rec = kmalloc_array(n, sizeof(*req->primary_path),
+						GFP_KERNEL);
 	if (!conn->id.route.path_rec) {
 		xcma_id_free_unused(conn);
 		return NULL;
 	}
-	conn->id.route.num_pri_alt_paths = 1;
+	conn->id.route.path_rec[0] = *req->primary_path;
+	if (req->alternate_path)
+		conn->id.route.path_rec[1] = *req->alternate_path;
+	conn->id.route.num_pri_alt_paths = n;
 	conn->id.port_num = req->port;
 	da = &conn->id.route.addr.dev_addr;
 	/*
@@ -520,6 +525,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 {
 	struct sockaddr_storage local, remote;
 	const struct ib_cm_req_event_param *req;
+	const struct ib_gid_attr *attr;
 	struct net_device *ndev = NULL;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
@@ -569,20 +575,28 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		ret = -ENOMEM;
 		goto out;
 	}
+	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
+				    req->port);
+	if (IS_ERR(attr)) {
+		xcma_id_free_unused(conn);
+		ret = PTR_ERR(attr);
+		goto out;
+	}
 
 	set_req_event(&ev, ib_event, xcma_wire_hdr_len(local.ss_family));
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
-	if (ret)
+	if (ret) {
+		xcma_ops->put_gid_attr(attr);
 		goto out; /* conn is gone */
-	ret = xcma_listen_conn_visible(conn);
-	if (ret)
-		goto leave;
-	/* attached: the GID the REQ came in on is the id's, as in-tree */
-	if (req->ppath_sgid_attr) {
-		xcma_ops->hold_gid_attr(req->ppath_sgid_attr);
-		conn->id.route.addr.dev_addr.sgid_attr = req->ppath_sgid_attr;
 	}
+	ret = xcma_listen_conn_visible(conn);
+	if (ret) {
+		xcma_ops->put_gid_attr(attr);
+		goto leave;
+	}
+	/* attached: the GID is the id's until it releases the device */
+	conn->id.route.addr.dev_addr.sgid_attr = attr;
 	xcma_id_track_conn(conn, listener);
 	/* the conn id takes over the ib_cm id */
 	conn->cm_id = cm_id;

@@ -25,6 +25,7 @@
 #include "trace.h"
 #include "ud.h"
 #include "wire.h"
+#include "xcma.h"
 
 /*
  * in-tree: SIDR REQs wait 2^(CM response timeout - 8) ms for their REP,
@@ -308,6 +309,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	const struct ib_cm_sidr_req_event_param *req =
 		&ib_event->param.sidr_req_rcvd;
 	struct sockaddr_storage local, remote;
+	const struct ib_gid_attr *attr;
 	struct net_device *ndev = NULL;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
@@ -371,21 +373,31 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		}
 	}
 
+	/* its GID, found as for a REQ (xcma_device_conn_gid()) */
+	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
+				    req->port);
+	if (IS_ERR(attr)) {
+		xcma_id_free_unused(conn);
+		ret = PTR_ERR(attr);
+		goto out;
+	}
+
 	off = xcma_wire_hdr_len(local.ss_family);
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
 	ev.param.ud.private_data = ib_event->private_data + off;
 	ev.param.ud.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - off;
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
-	if (ret)
+	if (ret) {
+		xcma_ops->put_gid_attr(attr);
 		goto out; /* conn is gone */
-	ret = xcma_listen_conn_visible(conn);
-	if (ret)
-		goto leave;
-	/* attached: the GID the SIDR REQ came in on is the id's, as in-tree */
-	if (req->sgid_attr) {
-		xcma_ops->hold_gid_attr(req->sgid_attr);
-		conn->id.route.addr.dev_addr.sgid_attr = req->sgid_attr;
 	}
+	ret = xcma_listen_conn_visible(conn);
+	if (ret) {
+		xcma_ops->put_gid_attr(attr);
+		goto leave;
+	}
+	/* attached: the GID is the id's until it releases the device */
+	conn->id.route.addr.dev_addr.sgid_attr = attr;
 	xcma_id_track_conn(conn, listener);
 	/* the conn id takes over the ib_cm id; ib_cm sends it nothing more */
 	conn->cm_id = cm_id;

@@ -44,6 +44,8 @@ static inline struct xcma_device *xcma_device_of_life(struct xcma_life_dev *l)
 int xcma_device_init(void);
 int xcma_device_acquire(struct xcma_id *xid);
 int xcma_device_acquire_loopback(struct xcma_id *xid);
+const struct ib_gid_attr *xcma_device_conn_gid(struct xcma_device *dev,
+					       struct xcma_id *xid, u32 port);
 int xcma_device_acquire_ib(struct xcma_id *xid, const union ib_gid *dgid,
 			   u16 pkey, union ib_gid *sgid);
 void xcma_device_exit(void);

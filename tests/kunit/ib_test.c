@@ -1543,6 +1543,15 @@ static void ib_afib_listen_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(&conn->route.addr.dev_addr),
 			AFIB_PKEY);
 	/*
+	 * The REQ came without a GRH (no GID attribute): the id's GID is its
+	 * address's, found as an IB GID (in-tree cma_ib_acquire_dev())
+	 */
+	KUNIT_ASSERT_NOT_NULL_MSG(test, conn->route.addr.dev_addr.sgid_attr,
+				  "the passive id has no GID");
+	KUNIT_EXPECT_EQ(test,
+			memcmp(&conn->route.addr.dev_addr.sgid_attr->gid,
+			       &afib_gid, sizeof(afib_gid)), 0);
+	/*
 	 * The conn id owns cm_id now and destroys it; the REJ for a REQ
 	 * not answered is ib_cm's to send then (cm_destroy_id()), not the
 	 * CM's.
@@ -1972,6 +1981,12 @@ static void ib_afib_sidr_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_addr_get_pkey(da), AFIB_PKEY);
 	rdma_addr_get_sgid(da, &gid);
 	KUNIT_EXPECT_EQ(test, memcmp(&gid, &afib_gid, 16), 0);
+	/* a SIDR REQ names no GID: the id's is that one, of type IB, held */
+	KUNIT_EXPECT_NOT_NULL_MSG(test, da->sgid_attr,
+				  "the passive id has no GID");
+	if (da->sgid_attr)
+		KUNIT_EXPECT_EQ(test, memcmp(&da->sgid_attr->gid, &afib_gid,
+					     16), 0);
 	/* the conn id owns cm_id now */
 	rdma_destroy_id(conn);
 	ib_destroy(test, id);
@@ -1995,24 +2010,34 @@ static int bind_probe(struct sockaddr_storage *a)
  * none, and every IP-addressed REQ on InfiniBand was rejected (issue 26,
  * bug 4).
  */
+/* how ip_req_with() makes its REQ */
+enum {
+	IP_REQ_NO_GRH = 1 << 0,	/* as on an IB subnet: no GID attribute */
+	IP_REQ_ALT_PATH = 1 << 1, /* an alternate path beside the primary */
+};
+
+/* the paths of the last REQ ip_req_with() made, as it made them */
+static struct sa_path_rec ip_req_paths[2];
+
 /*
  * A REQ with the rdma_cm IP header of @peer to @ours, as ib_cm hands it
- * to afib_cm's listen callback: on rxe0's port 1, in the GID @attr, the
- * path turned for us. ib_cm destroys the REQ's id when the callback
- * returns non-zero; here the case does.
+ * to afib_cm's listen callback: on rxe0's port 1, in rxe0's first GID
+ * unless @flags say no GRH, the path turned for us. ib_cm destroys the
+ * REQ's id when the callback returns non-zero; here the case does.
  *
  * Return: the callback's value.
  */
-static int ip_req(struct kunit *test, const struct sockaddr_storage *peer,
-		  const struct sockaddr_storage *ours)
+static int ip_req_with(struct kunit *test,
+		       const struct sockaddr_storage *peer,
+		       const struct sockaddr_storage *ours, unsigned int flags)
 {
 	static const union ib_gid peer_gid = { .raw = {
 		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0,
 		0x30, 0x04 } };
 	static u8 pdata[IB_CM_REQ_PRIVATE_DATA_SIZE];
+	struct sa_path_rec *path = &ip_req_paths[0], *alt = &ip_req_paths[1];
 	const struct ib_gid_attr *attr;
 	struct ib_cm_event ev = {};
-	struct sa_path_rec path;
 	struct ib_cm_id *cm_id;
 	int ret;
 
@@ -2026,14 +2051,24 @@ static int ip_req(struct kunit *test, const struct sockaddr_storage *peer,
 	if (IS_ERR(cm_id))
 		rdma_put_gid_attr(attr);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cm_id));
-	esa_rec(&path, 0, 0x0f0f, 0);
-	path.sgid = attr->gid;
-	path.dgid = peer_gid;
-	path.service_id = afib_cm.sid;
-	path.pkey = htons(0xffff);
+	esa_rec(path, 0, 0x0f0f, 0);
+	path->sgid = attr->gid;
+	path->dgid = peer_gid;
+	path->service_id = afib_cm.sid;
+	path->pkey = htons(0xffff);
+	/* another port pair: its own LIDs, service level and flow */
+	esa_rec(alt, 0, 0x0f1f, 3);
+	alt->sgid = attr->gid;
+	alt->dgid = peer_gid;
+	alt->service_id = afib_cm.sid;
+	alt->pkey = htons(0xffff);
+	alt->flow_label = cpu_to_be32(0x5a5a5);
 	ev.event = IB_CM_REQ_RECEIVED;
-	ev.param.req_rcvd.primary_path = &path;
-	ev.param.req_rcvd.ppath_sgid_attr = attr;
+	ev.param.req_rcvd.primary_path = path;
+	if (flags & IP_REQ_ALT_PATH)
+		ev.param.req_rcvd.alternate_path = alt;
+	if (!(flags & IP_REQ_NO_GRH))
+		ev.param.req_rcvd.ppath_sgid_attr = attr;
 	ev.param.req_rcvd.port = 1;
 	ev.param.req_rcvd.qp_type = IB_QPT_RC;
 	ev.param.req_rcvd.remote_qpn = 0x99;
@@ -2044,6 +2079,13 @@ static int ip_req(struct kunit *test, const struct sockaddr_storage *peer,
 	if (ret)
 		ib_destroy_cm_id(cm_id);
 	return ret;
+}
+
+/* a REQ with a GRH and one path */
+static int ip_req(struct kunit *test, const struct sockaddr_storage *peer,
+		  const struct sockaddr_storage *ours)
+{
+	return ip_req_with(test, peer, ours, 0);
 }
 
 /* a listener on @ours over rxe0, its ib_cm listen afib_cm's (@ib: IB) */
@@ -2063,6 +2105,10 @@ static struct rdma_cm_id *ip_listener(struct kunit *test, struct side *s,
 	KUNIT_ASSERT_NOT_NULL(test, esa_ipoib_ndev);
 	if (!ib)
 		esa_ops.port_transport = xcma_kernel_ops.port_transport;
+	/* the IB port's GID: rxe0's first, of type IB and without netdev */
+	afib_gid = esa_port_gid;
+	afib_gid_asks = 0;
+	esa_ops.find_gid_by_port = afib_find_gid;
 	esa_ops.insert_listen = afib_insert_listen;
 	esa_ops.send_mra = afib_send_mra;
 	esa_ops.send_rej = afib_send_rej;
@@ -2123,6 +2169,112 @@ static void ib_ip_listen_req_takes_the_ipoib_netdev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(&gid, &esa_port_gid, sizeof(gid)), 0);
 	KUNIT_EXPECT_PTR_EQ(test, da->net, &init_net);
 	rdma_destroy_id(conn);
+	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
+	ib_destroy(test, id);
+}
+
+struct gid_case {
+	const char *name;
+	bool ib;		/* the port declared IB, else RoCE */
+	unsigned int flags;	/* ip_req_with()'s */
+};
+
+static const struct gid_case gid_cases[] = {
+	{ "roce", false, 0 },
+	{ "ib", true, 0 },
+	{ "ib_without_grh", true, IP_REQ_NO_GRH },
+};
+
+KUNIT_ARRAY_PARAM_DESC(gid, gid_cases, name);
+
+/*
+ * The GID a passive id takes is its own address's on the port the REQ
+ * came in on, found as in-tree cma_ib_acquire_dev() finds it: on RoCE
+ * the GID of its IPv4 address on the REQ's netdev (::ffff:10.99.0.1 on
+ * eth0), not the GID the REQ came in on (rxe0's first: eth0's link-local
+ * one); on IB the GID in IPoIB's hardware address, asked for as an IB
+ * GID without netdev, also when the REQ came without a GRH. Before,
+ * xcma took the REQ's own GID attribute: on RoCE the link-local one, on
+ * IB without a GRH none (issue 26's sweep: a field the in-tree CM sets
+ * on an id it creates).
+ */
+static void passive_id_takes_its_address_gid(struct kunit *test)
+{
+	const struct gid_case *c = test->param_value;
+	struct sockaddr_storage a, client;
+	struct side *s = cm_new_side(test);
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	struct rdma_cm_id *id;
+	union ib_gid want;
+	bool eth0;
+
+	cm_addr4(&a, "10.99.0.1", 18726);
+	id = ip_listener(test, s, &a, c->ib);
+	cm_addr4(&client, "10.99.0.2", 18727);
+	KUNIT_ASSERT_EQ(test, ip_req_with(test, &client, &a, c->flags), 0);
+	KUNIT_ASSERT_EQ(test, s->cn, 1);
+	KUNIT_ASSERT_NOT_NULL(test, s->conn);
+	attr = s->conn->route.addr.dev_addr.sgid_attr;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, attr, "the passive id has no GID");
+	if (c->ib) {
+		want = esa_port_gid;
+		KUNIT_EXPECT_EQ(test, afib_gid_asks, 1);
+	} else {
+		rdma_ip2gid((struct sockaddr *)&a, &want);
+		rcu_read_lock();
+		ndev = rdma_read_gid_attr_ndev_rcu(attr);
+		eth0 = !IS_ERR(ndev) && !strcmp(ndev->name, "eth0");
+		rcu_read_unlock();
+		KUNIT_EXPECT_TRUE_MSG(test, eth0, "the GID is not eth0's");
+	}
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(&attr->gid, &want, sizeof(want)), 0,
+			    "the id's GID is %pI6, not %pI6", attr->gid.raw,
+			    want.raw);
+	KUNIT_EXPECT_EQ(test, attr->port_num, 1U);
+	rdma_destroy_id(s->conn);
+	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
+	ib_destroy(test, id);
+}
+
+/*
+ * A REQ with an alternate path: the passive id keeps both, the primary
+ * first, as in-tree cma_ib_new_conn_id() (route.num_pri_alt_paths 2,
+ * which rdma_ucm's route query hands to userspace); one without keeps
+ * one. ib_cm on RoCE refuses an alternate path itself (its
+ * cm_init_av_by_path() without a GID attribute), so only an IB port
+ * hands one over: the emulated one here. Before, xcma kept the primary
+ * path alone (issue 26's sweep).
+ */
+static void passive_id_keeps_the_alternate_path(struct kunit *test)
+{
+	static const unsigned int flags[] = { 0, IP_REQ_ALT_PATH };
+	struct sockaddr_storage a, client;
+	struct side *s = cm_new_side(test);
+	struct rdma_route *rt;
+	struct rdma_cm_id *id;
+	int i;
+
+	cm_addr4(&a, "10.99.0.1", 18728);
+	id = ip_listener(test, s, &a, true);
+	cm_addr4(&client, "10.99.0.2", 18729);
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		KUNIT_ASSERT_EQ(test, ip_req_with(test, &client, &a, flags[i]),
+				0);
+		KUNIT_ASSERT_EQ(test, s->cn, i + 1);
+		KUNIT_ASSERT_NOT_NULL(test, s->conn);
+		rt = &s->conn->route;
+		KUNIT_ASSERT_EQ(test, rt->num_pri_alt_paths, i + 1);
+		KUNIT_EXPECT_EQ(test, memcmp(&rt->path_rec[0], &ip_req_paths[0],
+					     sizeof(rt->path_rec[0])), 0);
+		if (i)
+			KUNIT_EXPECT_EQ(test,
+					memcmp(&rt->path_rec[1],
+					       &ip_req_paths[1],
+					       sizeof(rt->path_rec[1])), 0);
+		rdma_destroy_id(s->conn);
+		s->conn = NULL;
+	}
 	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
 	ib_destroy(test, id);
 }
@@ -2348,6 +2500,8 @@ static struct kunit_case ib_cases[] = {
 	KUNIT_CASE(ib_afib_listen_req),
 	KUNIT_CASE(ib_req_listener_destroyed_meanwhile),
 	KUNIT_CASE(ib_ip_listen_req_takes_the_ipoib_netdev),
+	KUNIT_CASE_PARAM(passive_id_takes_its_address_gid, gid_gen_params),
+	KUNIT_CASE(passive_id_keeps_the_alternate_path),
 	KUNIT_CASE(ib_req_on_a_down_netdev_is_refused),
 	KUNIT_CASE_PARAM(roce_req_route_back, route_gen_params),
 	KUNIT_CASE_PARAM(ll_req_on_the_listeners_netdev, ll_gen_params),
