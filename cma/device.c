@@ -348,6 +348,10 @@ out:
  * type; on IB the GID in the id's hardware address (IPoIB's, or the
  * AF_IB address's), of type IB. It is not the GID the request came in
  * on: one that came without a GRH (native IB, on a subnet) names none.
+ * On iWARP, as cma_iw_acquire_dev(), the port's one GID if its netdev is
+ * the one of the id's address (the in-tree CM then tries every other
+ * port of every device; xcma keeps the listener's, whose iw_cm has the
+ * request).
  *
  * Return: the attribute, held; ERR_PTR(-EINVAL) for an id of the IPoIB
  * port space whose hardware address is not InfiniBand's; ERR_PTR(-ENODEV)
@@ -366,6 +370,14 @@ const struct ib_gid_attr *xcma_device_conn_gid(struct xcma_device *dev,
 	if (!dev || !xcma_ops->dev_access_netns(dev->ibdev, da->net))
 		return ERR_PTR(-ENODEV);
 	switch (xcma_transport(dev->ibdev, port)) {
+	case XCMA_TRANSPORT_IWARP:
+		/* the port's one GID, if it is the address's netdev's */
+		ndev = dev_get_by_index(da->net, da->bound_dev_if);
+		if (!ndev)
+			return ERR_PTR(-ENODEV);
+		attr = iw_gid(dev, port, ndev, da);
+		dev_put(ndev);
+		return attr;
 	case XCMA_TRANSPORT_ROCE:
 		/* an Ethernet netdev's address: an AF_IB one has no GID here */
 		if (da->dev_type != ARPHRD_ETHER ||

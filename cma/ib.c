@@ -512,6 +512,46 @@ static void ib_addrs(const struct sa_path_rec *path,
 			0);
 }
 
+/* an RC request's ib_cm id is its conn id's from the user's callback on */
+static void rc_adopt(struct xcma_id *conn, void *cm)
+{
+	struct ib_cm_id *cm_id = cm;
+
+	conn->cm_id = cm_id;
+	cm_id->context = conn;
+	cm_id->cm_handler = ib_handler;
+}
+
+/**
+ * xcma_ib_req_drop - a request's ib_cm id stays ib_cm's
+ * @conn: the request's id
+ * @cm: the ib_cm id
+ * @adopted: @conn took it over
+ *
+ * ib_cm destroys it when the request handler returns non-zero.
+ */
+void xcma_ib_req_drop(struct xcma_id *conn, void *cm, bool adopted)
+{
+	if (adopted)
+		conn->cm_id = NULL;
+}
+
+/* the user answers later: the peer is told to wait (an MRA) */
+static void rc_pending(struct xcma_id *conn, void *cm)
+{
+	if (xcma_id_transition(conn, XCMA_EV_SEND_MRA))
+		return;
+	trace_cm_send_mra(conn);
+	if (xcma_ops->send_mra(cm, XCMA_CM_MRA_SETTING, NULL, 0))
+		pr_debug("xcma: MRA not sent\n");
+}
+
+static const struct xcma_req_ops rc_req_ops = {
+	.adopt = rc_adopt,
+	.drop = xcma_ib_req_drop,
+	.pending = rc_pending,
+};
+
 /**
  * xcma_ib_req_handler - ib_cm listen callback: a REQ for one of our ports
  * @cm_id: the new ib_cm id of the connection
@@ -585,67 +625,60 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 
 	set_req_event(&ev, ib_event, xcma_wire_hdr_len(local.ss_family));
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
-	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
-	if (ret) {
-		xcma_ops->put_gid_attr(attr);
-		goto out; /* conn is gone */
-	}
-	ret = xcma_listen_conn_visible(conn);
-	if (ret) {
-		xcma_ops->put_gid_attr(attr);
-		goto leave;
-	}
-	/* attached: the GID is the id's until it releases the device */
-	conn->id.route.addr.dev_addr.sgid_attr = attr;
-	xcma_id_track_conn(conn, listener);
-	/* the conn id takes over the ib_cm id */
-	conn->cm_id = cm_id;
-	cm_id->context = conn;
-	cm_id->cm_handler = ib_handler;
-	ret = xcma_id_call_user(conn, &ev);
-	if (ret) {
-		/* ib_cm destroys cm_id when we return non-zero */
-		conn->cm_id = NULL;
-	} else if (!xcma_id_transition(conn, XCMA_EV_SEND_MRA)) {
-		/* the user will answer later: tell the peer to wait */
-		trace_cm_send_mra(conn);
-		if (xcma_ops->send_mra(cm_id, XCMA_CM_MRA_SETTING, NULL, 0))
-			pr_debug("xcma: MRA not sent\n");
-	}
-	/*
-	 * Non-zero: the conn id is destroyed, and ib_cm gets the user's value
-	 * as it is, as in-tree: for -ENOMEM it sends no REJ and the peer
-	 * retries its REQ (rdma_ucm's answer when a backlog is full).
-	 */
-leave:
-	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
+	ret = xcma_listen_deliver(listener, conn, attr, &ev, &rc_req_ops,
+				  cm_id);
 out:
 	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;
 }
 
+/**
+ * xcma_ib_req_pdata - the private data of a REQ or SIDR REQ
+ * @xid: the id that sends it
+ * @param: the user's connection parameters
+ * @len: set to the data's length
+ *
+ * The rdma_cm header of the id's addresses, then the user's data; AF_IB
+ * sends the user's data alone (in-tree cma_format_hdr()).
+ *
+ * Return: the data, to be freed with kfree(); an ERR_PTR: -ENOMEM, or the
+ * header's errno.
+ */
+void *xcma_ib_req_pdata(struct xcma_id *xid,
+			const struct rdma_conn_param *param, u8 *len)
+{
+	size_t off = xcma_wire_hdr_len(xcma_id_src(xid)->sa_family);
+	void *buf;
+	int ret;
+
+	*len = off + param->private_data_len;
+	buf = kzalloc(*len, GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	if (param->private_data && param->private_data_len)
+		memcpy(buf + off, param->private_data, param->private_data_len);
+	ret = off ? xcma_wire_hdr_encode(buf, *len, xcma_id_src(xid),
+					 xcma_id_dst(xid)) :
+		    0;
+	if (ret) {
+		kfree(buf);
+		return ERR_PTR(ret);
+	}
+	return buf;
+}
+
 static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct rdma_route *route = &xid->id.route;
 	struct ib_cm_req_param req = {};
-	size_t off = xcma_wire_hdr_len(xcma_id_src(xid)->sa_family);
 	struct ib_cm_id *cm_id;
 	void *buf;
 	int ret;
 
-	req.private_data_len = off + param->private_data_len;
-	buf = kzalloc(req.private_data_len, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (param->private_data && param->private_data_len)
-		memcpy(buf + off, param->private_data, param->private_data_len);
-	/* AF_IB sends the user's data alone (in-tree cma_format_hdr()) */
-	ret = off ? xcma_wire_hdr_encode(buf, req.private_data_len,
-					 xcma_id_src(xid), xcma_id_dst(xid)) :
-		    0;
-	if (ret)
-		goto out;
+	buf = xcma_ib_req_pdata(xid, param, &req.private_data_len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 
 	cm_id = xcma_ops->create_cm_id(xid->id.device, ib_handler, xid);
 	if (IS_ERR(cm_id)) {

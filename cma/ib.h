@@ -28,6 +28,10 @@ void xcma_ib_sib_set(struct sockaddr_storage *ss, __be16 pkey,
 struct rdma_dev_addr;
 struct ib_gid_attr;
 
+void xcma_ib_req_drop(struct xcma_id *conn, void *cm, bool adopted);
+struct rdma_conn_param;
+void *xcma_ib_req_pdata(struct xcma_id *xid,
+			const struct rdma_conn_param *param, u8 *len);
 void xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
 			  const struct net_device *ndev);
 struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,

@@ -188,8 +188,9 @@ void xcma_id_cache_exit(void)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*
- * Test kernels only: the ids consumers created, so that a KUnit case that
- * fails half-way does not leave its ids to the next one (xcma_id_sweep()).
+ * Test kernels only: the ids consumers created or were handed (conn ids),
+ * so that a KUnit case that fails half-way does not leave its ids to the
+ * next one (xcma_id_sweep()).
  */
 static LIST_HEAD(kunit_ids);
 static DEFINE_SPINLOCK(kunit_ids_lock);
@@ -216,9 +217,10 @@ static void kunit_untrack(struct xcma_id *xid)
  * @after: an xcma_id_last_num() taken when a KUnit case began
  *
  * For a KUnit exit action: what a case left behind (it failed before its
- * own destroys) is destroyed here, so one failure stays one failure. The
- * case's threads have ended; an id destroyed meanwhile by someone else
- * would be a double destroy, which no case does.
+ * own destroys) is destroyed here, so one failure stays one failure: the
+ * ids it created and the conn ids its listeners handed to it. The case's
+ * threads have ended; an id the user destroyed is no longer listed, and
+ * one that a callback's return destroyed is gone by then.
  *
  * Return: how many ids were destroyed.
  */
@@ -491,6 +493,8 @@ void xcma_id_track_conn(struct xcma_id *conn, struct xcma_id *listener)
 {
 	rdma_restrack_parent_name(&conn->res, &listener->res);
 	xcma_id_track(conn);
+	/* the user's to destroy from its CONNECT_REQUEST on */
+	kunit_track(conn, true);
 }
 
 /**
@@ -596,6 +600,8 @@ void rdma_destroy_id(struct rdma_cm_id *id)
 	struct xcma_id *xid = xcma_id_of(id);
 
 	trace_cm_id_destroy(xid);
+	/* destroyed: no sweep of a KUnit case's leftovers destroys it again */
+	kunit_untrack(xid);
 	/* a second destroy is a caller bug, which the library reports */
 	if (xcma_fsm_id_destroy(&xid->life.fsm))
 		pr_debug("xcma: id %p destroyed twice\n", id);

@@ -40,6 +40,7 @@
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
+#include "xcma.h"
 
 /**
  * struct iw_link - the context of an iw_cm id of ours
@@ -275,6 +276,30 @@ static struct xcma_id *iw_new_conn(struct xcma_id *listener,
 	return conn;
 }
 
+/* a request's iw_cm id is its conn id's, through @cm, its link */
+static void iw_req_adopt(struct xcma_id *conn, void *cm)
+{
+	struct iw_link *link = cm;
+
+	link->xid = conn;
+	conn->iw_id = link->iw;
+	link->iw->context = link;
+	link->iw->cm_handler = iw_event;
+}
+
+/* iw_cm destroys its id when the request handler returns non-zero */
+static void iw_req_drop(struct xcma_id *conn, void *cm, bool adopted)
+{
+	if (adopted)
+		conn->iw_id = NULL;
+	kfree(cm);
+}
+
+static const struct xcma_req_ops iw_req_ops = {
+	.adopt = iw_req_adopt,
+	.drop = iw_req_drop,
+};
+
 /*
  * iw_cm listen callback: a connection request. Its iw_cm id is new (with
  * the listen's handler and context) and ours to take; a non-zero return
@@ -306,38 +331,18 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	ev.param.conn.private_data_len = iw_ev->private_data_len;
 	ev.param.conn.initiator_depth = iw_ev->ird;
 	ev.param.conn.responder_resources = iw_ev->ord;
-	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
-	if (ret) {
+	/* the port's GID, if it is the address's (xcma_device_conn_gid()) */
+	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
+				    conn->id.port_num);
+	if (IS_ERR(attr)) {
+		xcma_id_free_unused(conn);
 		kfree(link);
-		goto out; /* conn is gone */
+		ret = PTR_ERR(attr);
+		goto out;
 	}
-	ret = xcma_listen_conn_visible(conn);
-	if (ret) {
-		kfree(link);
-		goto leave;
-	}
-	/*
-	 * attached: the port's GID (an iWARP port has one, its netdev's MAC)
-	 * is the id's, as in-tree cma_iw_acquire_dev() binds it
-	 */
-	attr = xcma_ops->get_gid_attr(conn->id.device, conn->id.port_num, 0);
-	if (!IS_ERR(attr))
-		conn->id.route.addr.dev_addr.sgid_attr = attr;
-	xcma_id_track_conn(conn, listener);
-	/* no callback of @iw before this one returns: no lock needed */
-	link->xid = conn;
 	link->iw = iw;
-	conn->iw_id = iw;
-	iw->context = link;
-	iw->cm_handler = iw_event;
-	ret = xcma_id_call_user(conn, &ev);
-	if (ret) {
-		conn->iw_id = NULL;
-		kfree(link);
-	}
-	/* non-zero: the conn id is destroyed; the user's value as in-tree */
-leave:
-	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
+	ret = xcma_listen_deliver(listener, conn, attr, &ev, &iw_req_ops,
+				  link);
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;

@@ -341,8 +341,7 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 EXPORT_SYMBOL(rdma_listen);
 
 /**
- * xcma_listen_conn_visible - whether a connect request's new id may have
- *	its device
+ * conn_visible - whether a connect request's new id may have its device
  * @conn: the id the request made, entered; its device and namespace set
  *
  * In ib_core's exclusive netns mode a device is one namespace's: a request
@@ -353,10 +352,70 @@ EXPORT_SYMBOL(rdma_listen);
  *
  * Return: 0, or -ENODEV.
  */
-int xcma_listen_conn_visible(struct xcma_id *conn)
+static int conn_visible(struct xcma_id *conn)
 {
 	if (!xcma_ops->dev_access_netns(conn->id.device,
 					conn->id.route.addr.dev_addr.net))
 		return -ENODEV;
 	return 0;
+}
+
+/**
+ * xcma_listen_deliver - hand a connect request's new id to its listener's
+ *	user
+ * @listener: the listener the request is for, held by the caller
+ * @conn: the id the request made, not yet the library's; its addresses,
+ *	device and port set
+ * @attr: the GID attribute @conn takes, held (taken or put here), or NULL
+ * @ev: the CONNECT_REQUEST event
+ * @ops: how the transport's CM hands its new id over
+ * @cm: that CM id (an ib_cm id, or an iWARP link with its iw_cm id)
+ *
+ * The one path of RC requests over ib_cm, SIDR requests and iWARP
+ * requests: @conn enters the library as the listener's request (it is
+ * gone if the listener is no longer listening), is refused a device of
+ * another namespace (conn_visible()), takes @attr, is listed, takes @cm
+ * over and is handed to the user. A non-zero return from the user
+ * destroys @conn; @ops->drop then gives @cm back to its CM, which
+ * destroys it.
+ *
+ * Return: 0 if the user took the request; else the user's value as it
+ * is (ib_cm sends no REJ for -ENOMEM, as in-tree: the peer retries), or
+ * the library's refusal.
+ */
+int xcma_listen_deliver(struct xcma_id *listener, struct xcma_id *conn,
+			const struct ib_gid_attr *attr,
+			struct rdma_cm_event *ev,
+			const struct xcma_req_ops *ops, void *cm)
+{
+	int ret;
+
+	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
+	if (ret) {
+		/* conn is gone */
+		ops->drop(conn, cm, false);
+		goto put;
+	}
+	ret = conn_visible(conn);
+	if (ret) {
+		ops->drop(conn, cm, false);
+		goto leave;
+	}
+	/* attached: the GID is the id's until it releases the device */
+	conn->id.route.addr.dev_addr.sgid_attr = attr;
+	attr = NULL;
+	xcma_id_track_conn(conn, listener);
+	/* no event of @cm before the CM has this callback's return */
+	ops->adopt(conn, cm);
+	ret = xcma_id_call_user(conn, ev);
+	if (ret)
+		ops->drop(conn, cm, true);
+	else if (ops->pending)
+		ops->pending(conn, cm);
+leave:
+	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
+put:
+	if (attr)
+		xcma_ops->put_gid_attr(attr);
+	return ret;
 }

@@ -9,7 +9,9 @@
 #include <linux/types.h>
 
 struct ib_device;
+struct ib_gid_attr;
 struct net;
+struct rdma_cm_event;
 struct xcma_id;
 struct xcma_life_dev;
 struct xcma_life_id;
@@ -25,7 +27,27 @@ int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
 
 struct xcma_id *xcma_listen_find_ib(struct ib_device *ibdev, u32 port,
 				    __be64 service_id);
-int xcma_listen_conn_visible(struct xcma_id *conn);
+
+/**
+ * struct xcma_req_ops - how a transport's CM hands a request's id over
+ * @adopt: the new id takes @cm: its events are the id's from now on
+ * @drop: @cm stays its CM's, which destroys it (@adopted: after @adopt);
+ *	whatever the transport made for the hand-over is freed
+ * @pending: the user took the request and answers later (NULL: nothing
+ *	to tell the peer)
+ *
+ * See xcma_listen_deliver().
+ */
+struct xcma_req_ops {
+	void (*adopt)(struct xcma_id *conn, void *cm);
+	void (*drop)(struct xcma_id *conn, void *cm, bool adopted);
+	void (*pending)(struct xcma_id *conn, void *cm);
+};
+
+int xcma_listen_deliver(struct xcma_id *listener, struct xcma_id *conn,
+			const struct ib_gid_attr *attr,
+			struct rdma_cm_event *ev,
+			const struct xcma_req_ops *ops, void *cm);
 void xcma_listen_settle(struct xcma_id *xid);
 
 #endif /* XCMA_LISTEN_H */

@@ -174,25 +174,15 @@ static int sidr_handler(struct ib_cm_id *cm_id,
  */
 int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 {
-	size_t off = xcma_wire_hdr_len(xcma_id_src(xid)->sa_family);
 	struct ib_cm_sidr_req_param req = {};
 	struct ib_cm_id *cm_id;
 	void *buf;
 	int ret;
 
 	lockdep_assert_held(&xid->life.handler_mutex);
-	req.private_data_len = off + param->private_data_len;
-	buf = kzalloc(req.private_data_len, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (param->private_data && param->private_data_len)
-		memcpy(buf + off, param->private_data, param->private_data_len);
-	/* AF_IB sends the user's data alone (in-tree cma_format_hdr()) */
-	ret = off ? xcma_wire_hdr_encode(buf, req.private_data_len,
-					 xcma_id_src(xid), xcma_id_dst(xid)) :
-		    0;
-	if (ret)
-		goto out;
+	buf = xcma_ib_req_pdata(xid, param, &req.private_data_len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 
 	cm_id = xcma_ops->create_cm_id(xid->id.device, sidr_handler, xid);
 	if (IS_ERR(cm_id)) {
@@ -295,6 +285,21 @@ static void sidr_ib_addrs(struct xcma_id *listener,
 	xcma_ib_sib_set(remote, 0, 0, NULL, 0, 0);
 }
 
+/* a SIDR request's ib_cm id is its conn id's; ib_cm sends it nothing more */
+static void sidr_adopt(struct xcma_id *conn, void *cm)
+{
+	struct ib_cm_id *cm_id = cm;
+
+	conn->cm_id = cm_id;
+	cm_id->context = conn;
+	cm_id->cm_handler = sidr_handler;
+}
+
+static const struct xcma_req_ops sidr_req_ops = {
+	.adopt = sidr_adopt,
+	.drop = xcma_ib_req_drop,
+};
+
 /**
  * xcma_ud_req_handler - a SIDR REQ for one of our listeners
  * @cm_id: ib_cm's id of the request
@@ -386,29 +391,8 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
 	ev.param.ud.private_data = ib_event->private_data + off;
 	ev.param.ud.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - off;
-	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
-	if (ret) {
-		xcma_ops->put_gid_attr(attr);
-		goto out; /* conn is gone */
-	}
-	ret = xcma_listen_conn_visible(conn);
-	if (ret) {
-		xcma_ops->put_gid_attr(attr);
-		goto leave;
-	}
-	/* attached: the GID is the id's until it releases the device */
-	conn->id.route.addr.dev_addr.sgid_attr = attr;
-	xcma_id_track_conn(conn, listener);
-	/* the conn id takes over the ib_cm id; ib_cm sends it nothing more */
-	conn->cm_id = cm_id;
-	cm_id->context = conn;
-	cm_id->cm_handler = sidr_handler;
-	ret = xcma_id_call_user(conn, &ev);
-	if (ret)
-		conn->cm_id = NULL; /* ib_cm destroys it when we return */
-	/* non-zero: the conn id is destroyed; the user's value as in-tree */
-leave:
-	xcma_fsm_id_leave_req(&listener->life.fsm, &conn->life.fsm, ret);
+	ret = xcma_listen_deliver(listener, conn, attr, &ev, &sidr_req_ops,
+				  cm_id);
 out:
 	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);

@@ -1546,11 +1546,12 @@ static void ib_afib_listen_req(struct kunit *test)
 	 * The REQ came without a GRH (no GID attribute): the id's GID is its
 	 * address's, found as an IB GID (in-tree cma_ib_acquire_dev())
 	 */
-	KUNIT_ASSERT_NOT_NULL_MSG(test, conn->route.addr.dev_addr.sgid_attr,
+	KUNIT_EXPECT_NOT_NULL_MSG(test, conn->route.addr.dev_addr.sgid_attr,
 				  "the passive id has no GID");
-	KUNIT_EXPECT_EQ(test,
-			memcmp(&conn->route.addr.dev_addr.sgid_attr->gid,
-			       &afib_gid, sizeof(afib_gid)), 0);
+	if (conn->route.addr.dev_addr.sgid_attr)
+		KUNIT_EXPECT_EQ(test,
+				memcmp(&conn->route.addr.dev_addr.sgid_attr->gid,
+				       &afib_gid, sizeof(afib_gid)), 0);
 	/*
 	 * The conn id owns cm_id now and destroys it; the REJ for a REQ
 	 * not answered is ib_cm's to send then (cm_destroy_id()), not the
@@ -2216,7 +2217,9 @@ static void passive_id_takes_its_address_gid(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, s->cn, 1);
 	KUNIT_ASSERT_NOT_NULL(test, s->conn);
 	attr = s->conn->route.addr.dev_addr.sgid_attr;
-	KUNIT_ASSERT_NOT_NULL_MSG(test, attr, "the passive id has no GID");
+	KUNIT_EXPECT_NOT_NULL_MSG(test, attr, "the passive id has no GID");
+	if (!attr)
+		goto out;
 	if (c->ib) {
 		want = esa_port_gid;
 		KUNIT_EXPECT_EQ(test, afib_gid_asks, 1);
@@ -2232,6 +2235,7 @@ static void passive_id_takes_its_address_gid(struct kunit *test)
 			    "the id's GID is %pI6, not %pI6", attr->gid.raw,
 			    want.raw);
 	KUNIT_EXPECT_EQ(test, attr->port_num, 1U);
+out:
 	rdma_destroy_id(s->conn);
 	KUNIT_EXPECT_EQ(test, afib_cm.rejs, 0);
 	ib_destroy(test, id);
@@ -2264,10 +2268,10 @@ static void passive_id_keeps_the_alternate_path(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, s->cn, i + 1);
 		KUNIT_ASSERT_NOT_NULL(test, s->conn);
 		rt = &s->conn->route;
-		KUNIT_ASSERT_EQ(test, rt->num_pri_alt_paths, i + 1);
+		KUNIT_EXPECT_EQ(test, rt->num_pri_alt_paths, i + 1);
 		KUNIT_EXPECT_EQ(test, memcmp(&rt->path_rec[0], &ip_req_paths[0],
 					     sizeof(rt->path_rec[0])), 0);
-		if (i)
+		if (rt->num_pri_alt_paths == 2)
 			KUNIT_EXPECT_EQ(test,
 					memcmp(&rt->path_rec[1],
 					       &ip_req_paths[1],
