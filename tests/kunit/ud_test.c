@@ -941,6 +941,29 @@ static void ud_request_on_a_device_of_another_namespace(struct kunit *test)
 	ud_expect(test, &q->cli, "control client", ev_est, ARRAY_SIZE(ev_est));
 }
 
+/*
+ * A SIDR REQ to a listener of the IPoIB port space over RoCE makes no
+ * id, as in-tree, where cma_ib_acquire_dev() refuses an RDMA_PS_IPOIB id
+ * whose hardware address is not InfiniBand's (-EINVAL): ib_cm answers
+ * IB_SIDR_REJECT, and the listener hears nothing. Before, xcma handed it
+ * the request. (The client has no QP: an IPoIB QKEY comes from an IB
+ * SA.)
+ */
+static void ud_ipoib_request_on_roce(struct kunit *test)
+{
+	struct ud_pair *p = ud_new_pair(test, RDMA_PS_IPOIB, UD_ACCEPT);
+
+	ud_listen(p, false, 18762);
+	ud_client(p, false, 18762, false);
+	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
+	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_expect(test, &p->cli, "client", ev_unreach, ARRAY_SIZE(ev_unreach));
+	KUNIT_EXPECT_EQ(test, p->cli.st[2], IB_SIDR_REJECT);
+	KUNIT_EXPECT_EQ(test, p->lis.n, 0);
+	KUNIT_EXPECT_EQ(test, p->conn.n, 0);
+	KUNIT_EXPECT_NULL(test, p->conn.id);
+}
+
 static struct kunit_case ud_cases[] = {
 	KUNIT_CASE_PARAM(ud_exchange, ud_variant_gen_params),
 	KUNIT_CASE_PARAM(ud_reject, ud_variant_gen_params),
@@ -954,6 +977,7 @@ static struct kunit_case ud_cases[] = {
 	KUNIT_CASE_PARAM(ud_destroy_in_state, ud_destroy_gen_params),
 	KUNIT_CASE_SLOW(ud_device_removal),
 	KUNIT_CASE(ud_request_on_a_device_of_another_namespace),
+	KUNIT_CASE(ud_ipoib_request_on_roce),
 	{}
 };
 
