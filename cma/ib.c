@@ -565,7 +565,6 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 {
 	struct sockaddr_storage local, remote;
 	const struct ib_cm_req_event_param *req;
-	const struct ib_gid_attr *attr;
 	struct net_device *ndev = NULL;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
@@ -615,18 +614,9 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		ret = -ENOMEM;
 		goto out;
 	}
-	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
-				    req->port);
-	if (IS_ERR(attr)) {
-		xcma_id_free_unused(conn);
-		ret = PTR_ERR(attr);
-		goto out;
-	}
-
 	set_req_event(&ev, ib_event, xcma_wire_hdr_len(local.ss_family));
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
-	ret = xcma_listen_deliver(listener, conn, attr, &ev, &rc_req_ops,
-				  cm_id);
+	ret = xcma_listen_deliver(listener, conn, &ev, &rc_req_ops, cm_id);
 out:
 	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);

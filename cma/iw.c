@@ -40,7 +40,6 @@
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
-#include "xcma.h"
 
 /**
  * struct iw_link - the context of an iw_cm id of ours
@@ -307,7 +306,6 @@ static const struct xcma_req_ops iw_req_ops = {
  */
 static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 {
-	const struct ib_gid_attr *attr;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
 	struct iw_link *link;
@@ -331,18 +329,8 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	ev.param.conn.private_data_len = iw_ev->private_data_len;
 	ev.param.conn.initiator_depth = iw_ev->ird;
 	ev.param.conn.responder_resources = iw_ev->ord;
-	/* the port's GID, if it is the address's (xcma_device_conn_gid()) */
-	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
-				    conn->id.port_num);
-	if (IS_ERR(attr)) {
-		xcma_id_free_unused(conn);
-		kfree(link);
-		ret = PTR_ERR(attr);
-		goto out;
-	}
 	link->iw = iw;
-	ret = xcma_listen_deliver(listener, conn, attr, &ev, &iw_req_ops,
-				  link);
+	ret = xcma_listen_deliver(listener, conn, &ev, &iw_req_ops, link);
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;

@@ -365,31 +365,38 @@ static int conn_visible(struct xcma_id *conn)
  *	user
  * @listener: the listener the request is for, held by the caller
  * @conn: the id the request made, not yet the library's; its addresses,
- *	device and port set
- * @attr: the GID attribute @conn takes, held (taken or put here), or NULL
+ *	hardware address, device and port set
  * @ev: the CONNECT_REQUEST event
  * @ops: how the transport's CM hands its new id over
  * @cm: that CM id (an ib_cm id, or an iWARP link with its iw_cm id)
  *
  * The one path of RC requests over ib_cm, SIDR requests and iWARP
- * requests: @conn enters the library as the listener's request (it is
- * gone if the listener is no longer listening), is refused a device of
- * another namespace (conn_visible()), takes @attr, is listed, takes @cm
- * over and is handed to the user. A non-zero return from the user
- * destroys @conn; @ops->drop then gives @cm back to its CM, which
- * destroys it.
+ * requests: @conn takes the GID of its address on its port
+ * (xcma_device_conn_gid(); none: the request is refused and @conn freed),
+ * enters the library as the listener's request (it is gone if the
+ * listener is no longer listening), is refused a device of another
+ * namespace (conn_visible()), takes that GID, is listed, takes @cm over
+ * and is handed to the user. A non-zero return from the user destroys
+ * @conn; @ops->drop then gives @cm back to its CM, which destroys it.
  *
  * Return: 0 if the user took the request; else the user's value as it
  * is (ib_cm sends no REJ for -ENOMEM, as in-tree: the peer retries), or
  * the library's refusal.
  */
 int xcma_listen_deliver(struct xcma_id *listener, struct xcma_id *conn,
-			const struct ib_gid_attr *attr,
 			struct rdma_cm_event *ev,
 			const struct xcma_req_ops *ops, void *cm)
 {
+	const struct ib_gid_attr *attr;
 	int ret;
 
+	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
+				    conn->id.port_num);
+	if (IS_ERR(attr)) {
+		xcma_id_free_unused(conn);
+		ops->drop(conn, cm, false);
+		return PTR_ERR(attr);
+	}
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
 	if (ret) {
 		/* conn is gone */

@@ -9,7 +9,6 @@
 #include <linux/types.h>
 
 struct ib_device;
-struct ib_gid_attr;
 struct net;
 struct rdma_cm_event;
 struct xcma_id;
@@ -45,7 +44,6 @@ struct xcma_req_ops {
 };
 
 int xcma_listen_deliver(struct xcma_id *listener, struct xcma_id *conn,
-			const struct ib_gid_attr *attr,
 			struct rdma_cm_event *ev,
 			const struct xcma_req_ops *ops, void *cm);
 void xcma_listen_settle(struct xcma_id *xid);

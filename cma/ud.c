@@ -25,7 +25,6 @@
 #include "trace.h"
 #include "ud.h"
 #include "wire.h"
-#include "xcma.h"
 
 /*
  * in-tree: SIDR REQs wait 2^(CM response timeout - 8) ms for their REP,
@@ -314,7 +313,6 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	const struct ib_cm_sidr_req_event_param *req =
 		&ib_event->param.sidr_req_rcvd;
 	struct sockaddr_storage local, remote;
-	const struct ib_gid_attr *attr;
 	struct net_device *ndev = NULL;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
@@ -378,21 +376,11 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		}
 	}
 
-	/* its GID, found as for a REQ (xcma_device_conn_gid()) */
-	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
-				    req->port);
-	if (IS_ERR(attr)) {
-		xcma_id_free_unused(conn);
-		ret = PTR_ERR(attr);
-		goto out;
-	}
-
 	off = xcma_wire_hdr_len(local.ss_family);
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
 	ev.param.ud.private_data = ib_event->private_data + off;
 	ev.param.ud.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - off;
-	ret = xcma_listen_deliver(listener, conn, attr, &ev, &sidr_req_ops,
-				  cm_id);
+	ret = xcma_listen_deliver(listener, conn, &ev, &sidr_req_ops, cm_id);
 out:
 	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);
