@@ -373,6 +373,15 @@ static int ud_connect(struct ud_pair *p)
 	return rdma_connect(p->cli.id, &param);
 }
 
+/* a listener on @port, a client (@qp: with a QP), its request answered */
+static void ud_ask(struct ud_pair *p, u16 port, bool qp)
+{
+	ud_listen(p, false, port);
+	ud_client(p, false, port, qp);
+	KUNIT_ASSERT_EQ(p->test, ud_connect(p), 0);
+	KUNIT_ASSERT_TRUE(p->test, ud_wait(&p->cli, 3));
+}
+
 /* one completion, waited for up to about five seconds */
 static int ud_poll(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -659,10 +668,7 @@ static void ud_rep_other_qkey(struct kunit *test)
 				    RDMA_CM_EVENT_ROUTE_RESOLVED,
 				    RDMA_CM_EVENT_ADDR_ERROR };
 
-	ud_listen(p, false, 18730);
-	ud_client(p, false, 18730, true);
-	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
-	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_ask(p, 18730, true);
 	KUNIT_EXPECT_EQ(test, p->accept_ret, 0);
 	ud_expect(test, &p->cli, "client", want, ARRAY_SIZE(want));
 	KUNIT_EXPECT_EQ(test, p->cli.st[2], -EINVAL);
@@ -677,10 +683,7 @@ static void ud_rep_qkey_taken(struct kunit *test)
 {
 	struct ud_pair *p = ud_new_pair(test, RDMA_PS_UDP, UD_ACCEPT_NOQP);
 
-	ud_listen(p, false, 18731);
-	ud_client(p, false, 18731, false);
-	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
-	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_ask(p, 18731, false);
 	ud_expect(test, &p->cli, "client", ev_est, ARRAY_SIZE(ev_est));
 	KUNIT_EXPECT_EQ(test, p->cli.qkey, (u32)UD_OTHER_QKEY);
 	KUNIT_EXPECT_EQ(test, p->cli.remote_qpn, 0x42U);
@@ -694,10 +697,7 @@ static void ud_accept_other_qkey(struct kunit *test)
 {
 	struct ud_pair *p = ud_new_pair(test, RDMA_PS_UDP, UD_ACCEPT_BAD);
 
-	ud_listen(p, false, 18732);
-	ud_client(p, false, 18732, true);
-	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
-	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_ask(p, 18732, true);
 	/*
 	 * accept_ret is set after rdma_accept() has sent the SIDR reject:
 	 * wait for the conn id's record, the UNREACHABLE can be first
@@ -854,10 +854,7 @@ static void ud_device_removal(struct kunit *test)
 	static const char *const names[] = { "client", "listener", "conn" };
 	int refs = xcma_id_module_refs(), i, n[3];
 
-	ud_listen(p, false, 18750);
-	ud_client(p, false, 18750, true);
-	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
-	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_ask(p, 18750, true);
 	KUNIT_ASSERT_EQ(test, p->cli.ev[2], RDMA_CM_EVENT_ESTABLISHED);
 	/* recorded after the SIDR REP is sent: the ESTABLISHED can be first */
 	KUNIT_ASSERT_TRUE(test, ud_wait(&p->conn, 1));
@@ -953,10 +950,7 @@ static void ud_ipoib_request_on_roce(struct kunit *test)
 {
 	struct ud_pair *p = ud_new_pair(test, RDMA_PS_IPOIB, UD_ACCEPT);
 
-	ud_listen(p, false, 18762);
-	ud_client(p, false, 18762, false);
-	KUNIT_ASSERT_EQ(test, ud_connect(p), 0);
-	KUNIT_ASSERT_TRUE(test, ud_wait(&p->cli, 3));
+	ud_ask(p, 18762, false);
 	ud_expect(test, &p->cli, "client", ev_unreach, ARRAY_SIZE(ev_unreach));
 	KUNIT_EXPECT_EQ(test, p->cli.st[2], IB_SIDR_REJECT);
 	KUNIT_EXPECT_EQ(test, p->lis.n, 0);
