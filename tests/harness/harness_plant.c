@@ -142,6 +142,9 @@ static int spinner(void *arg)
 	unsigned long ms = (unsigned long)arg * MSEC_PER_SEC, i;
 
 	preempt_disable();
+	/* which CPU, for a plant the detector missed (once, on a busy host) */
+	pr_info("harness_plant: spinning on CPU %d for %lu s\n",
+		smp_processor_id(), (unsigned long)arg);
 	complete(&plant_spinning);
 	for (i = 0; i < ms; i++)
 		mdelay(1);
