@@ -393,8 +393,8 @@ int xcma_listen_deliver(struct xcma_id *listener, struct xcma_id *conn,
 	attr = xcma_device_conn_gid(xcma_device_of_id(listener), conn,
 				    conn->id.port_num);
 	if (IS_ERR(attr)) {
-		xcma_id_free_unused(conn);
 		ops->drop(conn, cm, false);
+		xcma_id_free_unused(conn);
 		return PTR_ERR(attr);
 	}
 	ret = xcma_fsm_id_enter_req(&listener->life.fsm, &conn->life.fsm);
