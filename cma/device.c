@@ -258,6 +258,29 @@ static const struct ib_gid_attr *ib_gid(struct xcma_device *dev, u32 port,
 					  NULL);
 }
 
+/*
+ * The GID of an address on one port, held (in-tree cma_validate_port()):
+ * iWARP and RoCE need the address's netdev (@ndev; NULL for an AF_IB
+ * address, which is an IB port's only) and RoCE the IP address's GID
+ * (@gid); IB finds the GID in the hardware address.
+ */
+static const struct ib_gid_attr *port_gid(struct xcma_device *dev, u32 port,
+					  struct rdma_dev_addr *da,
+					  struct net_device *ndev,
+					  const union ib_gid *gid)
+{
+	switch (xcma_transport(dev->ibdev, port)) {
+	case XCMA_TRANSPORT_IWARP:
+		return ndev ? iw_gid(dev, port, ndev, da) : ERR_PTR(-ENODEV);
+	case XCMA_TRANSPORT_ROCE:
+		return ndev ? find_gid(dev, port, gid, ndev) : ERR_PTR(-ENODEV);
+	case XCMA_TRANSPORT_IB:
+		return ib_gid(dev, port, da);
+	default:
+		return ERR_PTR(-ENODEV);
+	}
+}
+
 /**
  * xcma_device_acquire - attach an id to the device of its source address
  * @xid: the id; its source address and dev_addr (netdev, namespace) set
@@ -297,23 +320,7 @@ int xcma_device_acquire(struct xcma_id *xid)
 		if (!xcma_ops->dev_access_netns(dev->ibdev, da->net))
 			continue;
 		rdma_for_each_port(dev->ibdev, port) {
-			switch (xcma_transport(dev->ibdev, port)) {
-			case XCMA_TRANSPORT_IWARP:
-				if (af_ib)
-					continue;
-				attr = iw_gid(dev, port, ndev, da);
-				break;
-			case XCMA_TRANSPORT_ROCE:
-				if (af_ib)
-					continue;
-				attr = find_gid(dev, port, &gid, ndev);
-				break;
-			case XCMA_TRANSPORT_IB:
-				attr = ib_gid(dev, port, da);
-				break;
-			default:
-				continue;
-			}
+			attr = port_gid(dev, port, da, ndev, &gid);
 			if (IS_ERR(attr))
 				continue;
 			ret = xcma_id_attach(xid, dev);
@@ -362,38 +369,22 @@ const struct ib_gid_attr *xcma_device_conn_gid(struct xcma_device *dev,
 {
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
 	const struct ib_gid_attr *attr;
-	struct net_device *ndev;
-	union ib_gid gid;
+	struct net_device *ndev = NULL;
+	union ib_gid gid = {};
 
 	if (da->dev_type != ARPHRD_INFINIBAND && xid->id.ps == RDMA_PS_IPOIB)
 		return ERR_PTR(-EINVAL);
 	if (!dev || !xcma_ops->dev_access_netns(dev->ibdev, da->net))
 		return ERR_PTR(-ENODEV);
-	switch (xcma_transport(dev->ibdev, port)) {
-	case XCMA_TRANSPORT_IWARP:
-		/* the port's one GID, if it is the address's netdev's */
+	/*
+	 * an IP address has the netdev iWARP and RoCE ports are matched by
+	 * (a RoCE GID is only ever an Ethernet netdev's); an AF_IB one none
+	 */
+	if (!rdma_ip2gid(xcma_id_src(xid), &gid))
 		ndev = dev_get_by_index(da->net, da->bound_dev_if);
-		if (!ndev)
-			return ERR_PTR(-ENODEV);
-		attr = iw_gid(dev, port, ndev, da);
-		dev_put(ndev);
-		return attr;
-	case XCMA_TRANSPORT_ROCE:
-		/* an Ethernet netdev's address: an AF_IB one has no GID here */
-		if (da->dev_type != ARPHRD_ETHER ||
-		    rdma_ip2gid(xcma_id_src(xid), &gid))
-			return ERR_PTR(-ENODEV);
-		ndev = dev_get_by_index(da->net, da->bound_dev_if);
-		if (!ndev)
-			return ERR_PTR(-ENODEV);
-		attr = find_gid(dev, port, &gid, ndev);
-		dev_put(ndev);
-		return attr;
-	case XCMA_TRANSPORT_IB:
-		return ib_gid(dev, port, da);
-	default:
-		return ERR_PTR(-ENODEV);
-	}
+	attr = port_gid(dev, port, da, ndev, &gid);
+	dev_put(ndev);
+	return attr;
 }
 
 /* the first port of @dev that is up, or 0 */
