@@ -22,6 +22,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
+rm -f build/logs/digest.txt
 all_layers="deps userspace model mutants build kunit interop style harness stock user install"
 # not yet in a default run (issue 22): XCMA_LAYERS="... kunit kcsan ..." runs it
 opt_layers="kcsan"
@@ -245,6 +246,8 @@ kunit_vm() {
 		2>"build/logs/kunit-$boot-vm.log"
 	vrc=$?
 	sed 's/^/  /' "build/logs/kunit-$boot-vm.log"
+	# a failed boot's verdict lines, for the digest at the end of the run
+	[ "$vrc" = 0 ] || sed "s|^|  $boot: |" "build/logs/kunit-$boot-vm.log" >>build/logs/digest.txt
 	kunit_boot "$boot" "build/vm/kunit-$boot.log" $vrc
 }
 # plant NAME KERNEL REASON CMD [vm.sh options]: a boot with one planted
@@ -769,6 +772,11 @@ one_layer() {
 			'insmod harness_plant.ko exit_block_secs=600'
 		plant d-state-at-power-off 6.12 'task in D state at power-off: [0-9]+:plant_dstate' \
 			'insmod harness_plant.ko dstate=1'
+		# a run still going at its timeout: the guest dumps its blocked
+		# tasks before the host kills it, and the verdict quotes them
+		# (a hang in CI is read from its stacks, not guessed at)
+		plant timeout-dumps-stacks 6.12 'vm: dump: .*task:plant_dstate' \
+			'insmod harness_plant.ko dstate=1 && sleep 600' -t 40
 		# a CPU spinning with preemption off: an expedited grace period
 		# waits for it (its stall reported after 3 s here), and the soft
 		# lockup detector sees it (after 2 x watchdog_thresh = 4 s here)
@@ -982,7 +990,15 @@ pass=$(grep -c '^PASS' build/results/all)
 fail=$(grep -c '^FAIL' build/results/all)
 skip=$(grep -c '^SKIP' build/results/all)
 echo "== total $(( $(date +%s) - t0 )) s; results in $res/"
-grep '^FAIL' build/results/all | sed 's/^/  /'
+# CI keeps the last lines of the run: the failures, at most 15 of them,
+# and what the failed debug-kernel boots said (console tail, reports,
+# the stacks of a timed-out one), come last
+grep '^FAIL' build/results/all | sed 's/^/  /' | head -15
+[ "$fail" -le 15 ] || echo "  ... and $((fail - 15)) more failures (build/results/all)"
+if [ -s build/logs/digest.txt ]; then
+	echo "== what the failed boots said"
+	head -40 build/logs/digest.txt
+fi
 # What the figure measures. Left out: whatever makes this run smaller than
 # a default one. In-tree controls: the passed cases that run the in-tree
 # rdma_cm rather than xcma, to show a check is a fair one (in_tree_control).

@@ -44,6 +44,7 @@ dstate_tasks() {
 }
 finish() {
 	say "command exit status $1"
+	[ -z "${dumper:-}" ] || kill "$dumper" 2>/dev/null
 	if [ "$XCMA_LOAD" = 1 ] && grep -q '^xcma ' /proc/modules; then
 		for m in $(cut -d' ' -f1 /proc/modules | grep '^xcma_'); do
 			bounded 60 rmmod "$m" || say "rmmod $m failed"
@@ -120,6 +121,19 @@ if [ "$XCMA_LOAD" = 1 ]; then
 fi
 say "rxe0: $(rdma link show rxe0/1 2>&1)"
 
+# the host kills the VM a little after XCMA_DUMP_AT seconds (vm.sh): a
+# command still running then is stuck or too slow, and its stacks are
+# what tells which
+if [ -n "${XCMA_DUMP_AT:-}" ]; then
+	up=$(cut -d. -f1 /proc/uptime)
+	(
+		sleep $((XCMA_DUMP_AT > up ? XCMA_DUMP_AT - up : 0))
+		say "timeout: still running after $XCMA_DUMP_AT s; blocked tasks and CPUs follow"
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+	) &
+	dumper=$!
+fi
 say "command: $XCMA_CMD"
 cd /xcma
 /bin/sh -c "$XCMA_CMD"

@@ -180,6 +180,10 @@ fi
 	printf 'XCMA_LOAD=%q\n' "$load"
 	printf 'XCMA_PRELOAD=%q\n' "$pre"
 	printf 'XCMA_IP4=%q\nXCMA_IP6=%q\n' 10.99.0.1 fd00:99::1
+	# a run still going at its timeout dumps its blocked tasks and its
+	# CPUs' stacks (vm-init.sh), and is killed dump_secs later: a hang
+	# in CI leaves its stacks in the console, not only a timeout
+	printf 'XCMA_DUMP_AT=%q\n' "$timeout"
 } >"$stage/xcma/vm.conf"
 (cd "$stage" && find . | cpio -o -H newc --quiet) >"$stage.cpio"
 trap 'rm -rf "$stage" "$stage.cpio"' EXIT
@@ -215,12 +219,13 @@ else
 	qemu+=(-accel tcg,thread=single)
 fi
 [ $rng = 1 ] && qemu+=(-device virtio-rng-pci)
+dump_secs=30
 start=$(date +%s.%N)
 set +e
 if [ $quiet = 1 ]; then
-	timeout "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+	timeout $((timeout + dump_secs)) "${qemu[@]}" </dev/null >"$log" 2>&1
 else
-	timeout "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee "$log"
+	timeout $((timeout + dump_secs)) "${qemu[@]}" </dev/null 2>&1 | tee "$log"
 fi
 qrc=${PIPESTATUS[0]}
 set -e
@@ -230,7 +235,6 @@ verdict() {
 	printf 'vm: %s on %s in %.1f s (log %s)\n' "$1" "$KTAG" "$secs" "$log" >&2
 	exit "$2"
 }
-[ "$qrc" = 124 ] && verdict "FAIL: timeout after $timeout s" 1
 # (tests/harness/console/run.sh reads the bad= lines as they are here)
 # "printk messages dropped": the console fell behind the ring buffer, and
 # what was lost may have been a report; "kmemleak: not scanned": a kernel
@@ -243,6 +247,19 @@ bad+='UBSAN:|ODEBUG:|rcu.*detected (expedited )?stall|soft lockup|corruption|'
 bad+='printk messages dropped|'
 bad+='XCMA-VM: task in D state at power-off|XCMA-VM: teardown hung|'
 bad+='XCMA-VM: kmemleak: not scanned'
+# timed out (the guest dumped its tasks at $timeout s, or could not): what
+# the console said last before the dump, then the first reports, so that
+# a CI log that keeps only the verdicts tells where the run stood
+if [ "$qrc" = 124 ] || grep -aq 'XCMA-VM: timeout: ' "$log"; then
+	awk '/XCMA-VM: timeout: /{exit} {print}' "$log" | tr -d '\r' | grep -av '^$' |
+		tail -12 | sed 's/^/vm: console: /' >&2 || true
+	awk '/XCMA-VM: timeout: /{exit} {print}' "$log" | awk -f "$top/scripts/console-filter.awk" |
+		grep -aE "$bad" | head -5 | sed 's/^/vm: kernel: /' >&2 || true
+	awk '/XCMA-VM: timeout: /{d=1} d' "$log" | tr -d '\r' |
+		grep -aE '^\[ *[0-9.]+\] *(task:|XCMA-VM|NMI backtrace| ? *[a-z_0-9.]+\+0x)' |
+		grep -av ' ? ' | head -40 | sed 's/^/vm: dump: /' >&2 || true
+	verdict "FAIL: timeout after $timeout s" 1
+fi
 # all of grep's output is read before anything is cut: a pipe into head
 # would make grep die of SIGPIPE on a storm of reports and pass the run
 # (less the KUnit runner's wait for a slow case: console-filter.awk)
