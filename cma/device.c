@@ -16,9 +16,9 @@
 #include <rdma/ib_marshall.h>
 #include <rdma/ib_verbs.h>
 
+#include "conn.h"
 #include "defaults.h"
 #include "id.h"
-#include "iw.h"
 #include "lifecycle.h"
 #include "listen.h"
 #include "ops.h"
@@ -55,12 +55,17 @@ static const void *const xcma_uverbs_dep __used = ib_copy_path_rec_from_user;
 static int add_one(struct ib_device *ibdev)
 {
 	struct xcma_device *dev;
+	u32 port;
 	int ret;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
+	/* before any id can hold an iw_cm id: see xcma_id_mark_callbacks() */
+	rdma_for_each_port(ibdev, port)
+		if (xcma_transport(ibdev, port) == XCMA_TRANSPORT_IWARP)
+			xcma_id_mark_callbacks();
 	ret = xcma_defaults_init(dev);
 	if (ret)
 		goto err_dev;
@@ -100,7 +105,7 @@ static void remove_one(struct ib_device *ibdev, void *client_data)
 	/* Notifies the ids that hold the device and waits until none does. */
 	xcma_life_dev_remove(&dev->life);
 	/* and the iw_cm ids they let go of in a callback are destroyed */
-	xcma_iw_flush();
+	xcma_conn_flush();
 
 	mutex_lock(&devices_lock);
 	counters.removed++;

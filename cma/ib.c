@@ -25,12 +25,12 @@
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
-#include "iw.h"
 #include "listen.h"
 #include "ops.h"
 #include "qp.h"
 #include "resolve.h"
 #include "trace.h"
+#include "transport.h"
 #include "ud.h"
 #include "wire.h"
 #include "xcma.h"
@@ -201,41 +201,6 @@ static void set_req_event(struct rdma_cm_event *ev,
 }
 
 /**
- * xcma_ib_conn_alloc - a new id for a request that reached a listener
- * @listener: the listener (a wildcard's per-device child, or the id itself)
- * @qp_type: the request's QP type
- * @local: our address, from the request's header
- * @remote: the peer's
- *
- * The user's callback and context are those of the id the user created
- * (a wildcard's child has the parent's); the device is the listener's.
- *
- * Return: the id, unused (xcma_id_free_unused() frees it), or NULL.
- */
-struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
-				   enum ib_qp_type qp_type,
-				   const struct sockaddr_storage *local,
-				   const struct sockaddr_storage *remote)
-{
-	struct xcma_fsm_id *pfsm = listener->life.fsm.parent;
-	struct xcma_id *user = listener, *conn;
-
-	if (pfsm)
-		user = xcma_id_of_life(xcma_life_id_of(pfsm));
-	conn = xcma_id_alloc(listener->id.route.addr.dev_addr.net,
-			     user->id.event_handler, user->id.context,
-			     listener->id.ps, qp_type, user, NULL);
-	if (!conn)
-		return NULL;
-	conn->id.route.addr.src_addr = *local;
-	conn->id.route.addr.dst_addr = *remote;
-	conn->id.device = listener->id.device;
-	conn->id.route.addr.dev_addr.transport =
-		rdma_node_get_transport(conn->id.device->node_type);
-	return conn;
-}
-
-/**
  * xcma_ib_conn_copy_l2 - a passive id's hardware address
  * @da: the id's
  * @ndev: the netdev the request came in on (xcma_ib_req_netdev())
@@ -264,7 +229,7 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	struct xcma_id *conn;
 	u8 n;
 
-	conn = xcma_ib_conn_alloc(listener, req->qp_type, local, remote);
+	conn = xcma_listen_conn_alloc(listener, req->qp_type, local, remote);
 	if (!conn)
 		return NULL;
 	/* the primary path, and the alternate one if the REQ names one */
@@ -708,103 +673,20 @@ out:
 	return ret;
 }
 
-/**
- * rdma_connect_locked - send a connection request
- * @id: the id, ROUTE_RESOLVED; its handler mutex held (e.g. in its
- *	ROUTE_RESOLVED callback)
- * @conn_param: connection parameters and private data
- *
- * A UD id sends a SIDR REQ instead (ud.c).
- *
- * Return: 0, then ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR
- * follows (ESTABLISHED or UNREACHABLE for UD); -EINVAL in another state,
- * without parameters or with too much private data; the errnos of ib_cm,
- * of iw_cm on iWARP (iw.c).
- */
-int rdma_connect_locked(struct rdma_cm_id *id,
-			struct rdma_conn_param *conn_param)
+/* the REQ's private data, checked before anything is sent */
+static int rc_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 {
-	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	lockdep_assert_held(&xid->life.handler_mutex);
-	if (!conn_param)
-		return -EINVAL;
-	ret = xcma_id_transition(xid, XCMA_EV_CONNECT);
+	ret = xcma_wire_check_private_data(XCMA_WIRE_REQ,
+					   xcma_id_src(xid)->sa_family,
+					   param->private_data,
+					   param->private_data_len);
 	if (ret)
 		return ret;
-	/* iWARP's private data goes in the MPA frame: iw_cm checks it */
-	if (xcma_transport_iw(id->device, id->port_num))
-		goto connect;
-	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
-						   XCMA_WIRE_SIDR_REQ :
-						   XCMA_WIRE_REQ,
-					   xcma_id_src(xid)->sa_family,
-					   conn_param->private_data,
-					   conn_param->private_data_len);
-	if (ret)
-		goto err_state;
-
-connect:
-	mutex_lock(&xid->qp_mutex);
-	if (!id->qp) {
-		xid->qp_num = conn_param->qp_num;
-		xid->srq = conn_param->srq;
-	}
-	mutex_unlock(&xid->qp_mutex);
-	if (xcma_transport_iw(id->device, id->port_num))
-		ret = xcma_iw_connect(xid, conn_param);
-	else if (!xcma_transport_ib_cm(id->device, id->port_num))
-		ret = -XCMA_ENOTRANSPORT;
-	else if (id->qp_type == IB_QPT_UD)
-		ret = xcma_ud_connect(xid, conn_param);
-	else
-		ret = connect_ib(xid, conn_param);
-	if (!ret)
-		return 0;
-err_state:
-	if (xcma_id_transition(xid, XCMA_EV_CONNECT_UNDO))
-		pr_debug("xcma: connect undo refused\n");
-	return ret;
+	xcma_qp_take_num(xid, param);
+	return connect_ib(xid, param);
 }
-EXPORT_SYMBOL(rdma_connect_locked);
-
-/**
- * rdma_connect - rdma_connect_locked() outside the id's callbacks
- * @id: the id
- * @conn_param: as rdma_connect_locked()
- *
- * Return: as rdma_connect_locked().
- */
-int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
-{
-	int ret;
-
-	rdma_lock_handler(id);
-	ret = rdma_connect_locked(id, conn_param);
-	rdma_unlock_handler(id);
-	return ret;
-}
-EXPORT_SYMBOL(rdma_connect);
-
-/**
- * rdma_connect_ece - rdma_connect() with ECE values
- * @id: the id
- * @conn_param: as rdma_connect_locked()
- * @ece: sent in the REQ
- *
- * Return: as rdma_connect_locked().
- */
-int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
-		     struct rdma_ucm_ece *ece)
-{
-	struct xcma_id *xid = xcma_id_of(id);
-
-	xid->ece.vendor_id = ece->vendor_id;
-	xid->ece.attr_mod = ece->attr_mod;
-	return rdma_connect(id, conn_param);
-}
-EXPORT_SYMBOL(rdma_connect_ece);
 
 static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 {
@@ -838,138 +720,45 @@ static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 	return xcma_ops->send_rep(xid->cm_id, &rep);
 }
 
-/**
- * rdma_accept - accept a connection request (or a response, with a NULL
- *	@conn_param, on the active side of a user-managed QP)
- * @id: the id, CONNECT; its handler mutex held (its callback, or
- *	rdma_lock_handler())
- * @conn_param: parameters and private data of the REP
- *
- * Once the state allows it, any failure (too much private data included:
- * ib_cm refuses that only when the REP is sent) moves the QP to ERR and
- * sends a REJ, as in-tree: the peer gets REJECTED, the id stays CONNECT.
- *
- * A UD id answers with a SIDR REP (ud.c), a failure there with a SIDR REP
- * that rejects.
- *
- * Return: 0; -EINVAL in another state, with too much private data or,
- * for UD, a QKEY other than the id's; the errnos of the QP and ib_cm.
- */
-int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+/* a NULL @param: the active side of a user-managed QP answers a REP */
+static int rc_accept(struct xcma_id *xid, struct rdma_conn_param *param)
 {
-	struct xcma_id *xid = xcma_id_of(id);
+	return param ? accept_ib(xid, param) : rep_recv(xid);
+}
+
+static int rc_reject(struct xcma_id *xid, const void *data, u8 len,
+		     u8 reason)
+{
 	int ret;
 
-	lockdep_assert_held(&xid->life.handler_mutex);
-	ret = xcma_id_transition(xid, XCMA_EV_ACCEPT);
-	if (ret)
-		return ret;
-	if (!xid->cm_id && !xid->iw_id)
-		return -EINVAL;
-
-	mutex_lock(&xid->qp_mutex);
-	if (!id->qp && conn_param) {
-		xid->qp_num = conn_param->qp_num;
-		xid->srq = conn_param->srq;
-	}
-	mutex_unlock(&xid->qp_mutex);
-	if (xid->iw_id)
-		ret = xcma_iw_accept(xid, conn_param);
-	else if (!xcma_transport_ib_cm(id->device, id->port_num))
-		ret = -XCMA_ENOTRANSPORT;
-	else if (id->qp_type == IB_QPT_UD)
-		ret = xcma_ud_accept(xid, conn_param);
-	else if (conn_param)
-		ret = accept_ib(xid, conn_param);
-	else
-		ret = rep_recv(xid);
-	if (ret) {
-		xcma_qp_modify_err(xid);
-		if (rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED))
-			pr_debug("xcma: REJ after a failed accept failed\n");
-	}
-	return ret;
-}
-EXPORT_SYMBOL(rdma_accept);
-
-/**
- * rdma_accept_ece - rdma_accept() with ECE values
- * @id: the id
- * @conn_param: as rdma_accept()
- * @ece: sent in the REP
- *
- * Return: as rdma_accept().
- */
-int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
-		    struct rdma_ucm_ece *ece)
-{
-	struct xcma_id *xid = xcma_id_of(id);
-
-	xid->ece.vendor_id = ece->vendor_id;
-	xid->ece.attr_mod = ece->attr_mod;
-	return rdma_accept(id, conn_param);
-}
-EXPORT_SYMBOL(rdma_accept_ece);
-
-/**
- * rdma_reject - reject a connection request (or response)
- * @id: the id, CONNECT with an ib_cm or iw_cm connection
- * @private_data: sent in the REJ (iWARP: the MPA reply), may be NULL
- * @private_data_len: its length
- * @reason: the REJ reason (IB_CM_REJ_CONSUMER_DEFINED for consumers);
- *	a UD id answers with a SIDR REP of status IB_SIDR_REJECT instead
- *
- * Return: 0; -EINVAL without a connection or with too much private data;
- * the errnos of ib_cm.
- */
-int rdma_reject(struct rdma_cm_id *id, const void *private_data,
-		u8 private_data_len, u8 reason)
-{
-	struct xcma_id *xid = xcma_id_of(id);
-	int ret;
-
-	if (xid->iw_id)
-		return xcma_iw_reject(xid, private_data, private_data_len);
-	if (!xid->cm_id)
-		return -EINVAL;
-	ret = xcma_wire_check_private_data(id->qp_type == IB_QPT_UD ?
-						   XCMA_WIRE_SIDR_REP :
-						   XCMA_WIRE_REJ,
-					   xcma_id_src(xid)->sa_family,
-					   private_data, private_data_len);
+	ret = xcma_wire_check_private_data(XCMA_WIRE_REJ,
+					   xcma_id_src(xid)->sa_family, data,
+					   len);
 	if (ret)
 		return ret;
 	ret = xcma_id_transition(xid, XCMA_EV_REJECT);
 	if (ret)
 		return ret;
-	if (!xcma_transport_ib_cm(id->device, id->port_num))
-		return -XCMA_ENOTRANSPORT;
-	if (id->qp_type == IB_QPT_UD)
-		return xcma_ud_reject(xid, private_data, private_data_len);
 	trace_cm_send_rej(xid);
-	return xcma_ops->send_rej(xid->cm_id, reason, NULL, 0, private_data,
-				  private_data_len);
+	return xcma_ops->send_rej(xid->cm_id, reason, NULL, 0, data, len);
 }
-EXPORT_SYMBOL(rdma_reject);
 
 /**
- * rdma_disconnect - start or answer a disconnection
- * @id: the id, connected
+ * xcma_ib_disconnect - an ib_cm id's disconnection: a DREQ, or the DREP
+ *	when the peer's DREQ came first
+ * @xid: the id
  *
- * The QP goes to ERR first, which flushes its work requests (over iw_cm,
- * iw_cm moves it: see xcma_iw_disconnect()).
+ * The QP goes to ERR first, which flushes its work requests. A listener
+ * bound to a device holds a listen id and no connection: only its QP, if
+ * it made one, goes to ERR, as no DREQ or DREP goes out of a listen id.
  *
- * Return: 0; -EINVAL without an ib_cm id. A listener bound to a device
- * has one, its listen id, and gets 0 as from the in-tree CM: only its QP,
- * if it made one, goes to ERR, as no DREQ or DREP goes out of a listen id.
+ * Return: 0; -EINVAL without a connection or listen id, or in a state
+ * without one; the errno of the QP's modify.
  */
-int rdma_disconnect(struct rdma_cm_id *id)
+int xcma_ib_disconnect(struct xcma_id *xid)
 {
-	struct xcma_id *xid = xcma_id_of(id);
 	int ret;
 
-	if (xcma_transport_iw(id->device, id->port_num))
-		return xcma_iw_disconnect(xid);
 	if (!xid->cm_id) {
 		if (!READ_ONCE(xid->listen_cm_id))
 			return -EINVAL;
@@ -978,13 +767,10 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	ret = xcma_id_transition(xid, XCMA_EV_DISCONNECT);
 	if (ret)
 		return ret;
-	if (!xcma_transport_ib_cm(id->device, id->port_num))
-		return -EINVAL;
 	ret = xcma_qp_modify_err(xid);
 	if (ret)
 		return ret;
 	trace_cm_disconnect(xid);
-	/* a DREQ, unless the peer's came first: then the DREP */
 	if (!xcma_ops->send_dreq(xid->cm_id, NULL, 0))
 		trace_cm_sent_dreq(xid);
 	else if (!xcma_ops->send_drep(xid->cm_id, NULL, 0))
@@ -993,74 +779,55 @@ int rdma_disconnect(struct rdma_cm_id *id)
 		pr_debug("xcma: neither DREQ nor DREP could be sent\n");
 	return 0;
 }
-EXPORT_SYMBOL(rdma_disconnect);
+
+/* ib_cm's attributes once there is a connection, the id's own before */
+static int rc_init_qp_attr(struct xcma_id *xid, struct ib_qp_attr *attr,
+			   int *mask)
+{
+	int ret;
+
+	if (xid->cm_id)
+		return xcma_ops->cm_init_qp_attr(xid->cm_id, attr, mask);
+	ret = xcma_qp_attr_noconn(xid, attr, mask);
+	if (ret)
+		return ret;
+	attr->qp_access_flags = 0;
+	*mask |= IB_QP_ACCESS_FLAGS;
+	return 0;
+}
 
 /**
- * rdma_notify - pass a QP event (e.g. IB_EVENT_COMM_EST) to ib_cm
- * @id: the id
- * @event: the event
+ * xcma_ib_notify - pass a QP event to ib_cm
+ * @xid: the id, with its ib_cm id
+ * @event: the event (e.g. IB_EVENT_COMM_EST)
  *
- * Return: 0; -EINVAL without a connection; the errno of ib_cm.
+ * Return: 0 (a device that is not an IB CA has nothing to tell ib_cm, as
+ * in-tree); the errno of ib_cm.
  */
-int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
+int xcma_ib_notify(struct xcma_id *xid, enum ib_event_type event)
 {
-	struct xcma_id *xid = xcma_id_of(id);
-
-	if (!xid->cm_id && !xid->iw_id)
-		return -EINVAL;
-	if (id->device->node_type != RDMA_NODE_IB_CA)
+	if (xid->id.device->node_type != RDMA_NODE_IB_CA)
 		return 0;
 	return xcma_ops->cm_notify(xid->cm_id, event);
 }
-EXPORT_SYMBOL(rdma_notify);
 
-/**
- * rdma_reject_msg - text of a REJECTED event's reason
- * @id: the id that got it
- * @reason: the event's status
- *
- * Return: ib_cm's text for IB and RoCE, iw_cm's for iWARP,
- * "unrecognized transport" else.
- */
-const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
-						int reason)
+/* ib_cm's text for a REJ's reason */
+const char *xcma_ib_reject_msg(int reason)
 {
-	if (xcma_transport_ib_cm(id->device, id->port_num))
-		return xcma_ops->reject_msg(reason);
-	if (xcma_transport_iw(id->device, id->port_num))
-		return xcma_ops->iw_reject_msg(reason);
-	return "unrecognized transport";
+	return xcma_ops->reject_msg(reason);
 }
-EXPORT_SYMBOL(rdma_reject_msg);
 
-/**
- * rdma_consumer_reject_data - private data of a consumer's REJ
- * @id: the id that got REJECTED
- * @ev: the event
- * @data_len: set to the data's length (0 if none)
- *
- * A consumer's REJ has the reason IB_CM_REJ_CONSUMER_DEFINED over ib_cm,
- * -ECONNREFUSED over iw_cm.
- *
- * Return: the data, or NULL unless the peer's consumer rejected.
- */
-const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
-				      struct rdma_cm_event *ev, u8 *data_len)
-{
-	bool consumer = false;
-
-	if (xcma_transport_ib_cm(id->device, id->port_num))
-		consumer = ev->status == IB_CM_REJ_CONSUMER_DEFINED;
-	else if (xcma_transport_iw(id->device, id->port_num))
-		consumer = ev->status == -ECONNREFUSED;
-	if (consumer && ev->param.conn.private_data_len) {
-		*data_len = ev->param.conn.private_data_len;
-		return ev->param.conn.private_data;
-	}
-	*data_len = 0;
-	return NULL;
-}
-EXPORT_SYMBOL(rdma_consumer_reject_data);
+const struct xcma_transport_ops xcma_rc_transport = {
+	.connect = rc_connect,
+	.accept = rc_accept,
+	.reject = rc_reject,
+	.disconnect = xcma_ib_disconnect,
+	.release = xcma_ib_release,
+	.init_qp_attr = rc_init_qp_attr,
+	.notify = xcma_ib_notify,
+	.reject_msg = xcma_ib_reject_msg,
+	.consumer_reject = IB_CM_REJ_CONSUMER_DEFINED,
+};
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**

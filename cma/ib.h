@@ -17,6 +17,9 @@ struct xcma_id;
 int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *ib_event);
 void xcma_ib_release(struct xcma_id *xid);
+int xcma_ib_disconnect(struct xcma_id *xid);
+int xcma_ib_notify(struct xcma_id *xid, enum ib_event_type event);
+const char *xcma_ib_reject_msg(int reason);
 int xcma_ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret);
 struct net_device *xcma_ib_req_netdev(struct ib_device *dev, u32 port,
 				      const struct ib_gid_attr *attr, u16 pkey,
@@ -34,10 +37,6 @@ void *xcma_ib_req_pdata(struct xcma_id *xid,
 			const struct rdma_conn_param *param, u8 *len);
 void xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
 			  const struct net_device *ndev);
-struct xcma_id *xcma_ib_conn_alloc(struct xcma_id *listener,
-				   enum ib_qp_type qp_type,
-				   const struct sockaddr_storage *local,
-				   const struct sockaddr_storage *remote);
 struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,
 					struct ib_device *ibdev,
 					__be64 service_id, const void *hdr,

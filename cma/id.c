@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/export.h>
 #include <linux/hash.h>
+#include <linux/jump_label.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
 #include <linux/random.h>
@@ -22,9 +23,8 @@
 #include <net/net_namespace.h>
 
 #include "addr.h"
-#include "ib.h"
+#include "conn.h"
 #include "id.h"
-#include "iw.h"
 #include "listen.h"
 #include "mcast.h"
 #include "ops.h"
@@ -39,8 +39,14 @@ static atomic_t id_nums = ATOMIC_INIT(0);
 
 /*
  * The tasks inside a user's callback, hashed by task (a mark on the
- * callback's stack): iw.c must not destroy an iw_cm id there.
+ * callback's stack): iw.c must not destroy an iw_cm id there. Kept only
+ * once an iWARP device was added (cb_marks_on, never turned off): before
+ * it no iw_cm id exists, and no id on a RoCE or IB port pays for them.
+ * A callback that began before the key went on is not marked; it is not
+ * an iWARP id's (the device did not exist), so no iw_cm callback waits
+ * for its handler mutex, which is what the deferral guards against.
  */
+static DEFINE_STATIC_KEY_FALSE(cb_marks_on);
 struct cb_mark {
 	struct hlist_bl_node node;
 	struct task_struct *task;
@@ -52,6 +58,17 @@ static struct hlist_bl_head cb_marks[1 << CB_HASH_BITS];
 static struct hlist_bl_head *cb_head(struct task_struct *task)
 {
 	return &cb_marks[hash_ptr(task, CB_HASH_BITS)];
+}
+
+/**
+ * xcma_id_mark_callbacks - mark every user's callback from now on
+ *
+ * Called before the first iWARP device is visible to any id (its .add):
+ * from then on xcma_id_in_callback() sees every callback.
+ */
+void xcma_id_mark_callbacks(void)
+{
+	static_branch_enable(&cb_marks_on);
 }
 
 /**
@@ -87,20 +104,24 @@ bool xcma_id_in_callback(void)
  */
 int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev)
 {
-	int ret;
-
 	struct cb_mark mark = { .task = current };
-	struct hlist_bl_head *head = cb_head(current);
+	struct hlist_bl_head *head = NULL;
+	int ret;
 
 	lockdep_assert_held(&xid->life.handler_mutex);
 	trace_cm_event_handler(xid, ev);
-	hlist_bl_lock(head);
-	hlist_bl_add_head(&mark.node, head);
-	hlist_bl_unlock(head);
+	if (static_branch_unlikely(&cb_marks_on)) {
+		head = cb_head(current);
+		hlist_bl_lock(head);
+		hlist_bl_add_head(&mark.node, head);
+		hlist_bl_unlock(head);
+	}
 	ret = xid->id.event_handler(&xid->id, ev);
-	hlist_bl_lock(head);
-	hlist_bl_del(&mark.node);
-	hlist_bl_unlock(head);
+	if (head) {
+		hlist_bl_lock(head);
+		hlist_bl_del(&mark.node);
+		hlist_bl_unlock(head);
+	}
 	trace_cm_event_done(xid, ev, ret);
 	if (ret)
 		trace_cm_id_destroy(xid);
@@ -152,8 +173,7 @@ static void id_release_dev(struct xcma_life_id *life,
 	/* restrack finds the device through the id: untrack it first */
 	rdma_restrack_del(&xid->res);
 	xcma_listen_stop(xid);
-	xcma_ib_release(xid);
-	xcma_iw_release(xid);
+	xcma_conn_release(xid);
 	if (da->sgid_attr) {
 		xcma_ops->put_gid_attr(da->sgid_attr);
 		da->sgid_attr = NULL;

@@ -206,6 +206,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      void *context, enum rdma_ucm_port_space ps,
 			      enum ib_qp_type qp_type, struct xcma_id *parent,
 			      const char *caller);
+void xcma_id_mark_callbacks(void);
 bool xcma_id_in_callback(void);
 int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev);
 int xcma_id_leave_cb(struct xcma_id *xid, int ret);

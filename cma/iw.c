@@ -33,13 +33,13 @@
 #include <rdma/iw_cm.h>
 
 #include "addr.h"
-#include "ib.h"
 #include "id.h"
 #include "iw.h"
 #include "listen.h"
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
+#include "transport.h"
 
 /**
  * struct iw_link - the context of an iw_cm id of ours
@@ -261,8 +261,8 @@ static struct xcma_id *iw_new_conn(struct xcma_id *listener,
 {
 	struct xcma_id *conn;
 
-	conn = xcma_ib_conn_alloc(listener, IB_QPT_RC, &iw_ev->local_addr,
-				  &iw_ev->remote_addr);
+	conn = xcma_listen_conn_alloc(listener, IB_QPT_RC,
+				      &iw_ev->local_addr, &iw_ev->remote_addr);
 	if (!conn)
 		return NULL;
 	conn->id.ps = RDMA_PS_TCP;
@@ -394,7 +394,7 @@ struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
 }
 
 /**
- * xcma_iw_connect - start the MPA exchange
+ * iw_connect - start the MPA exchange
  * @xid: the id, CONNECT, handler mutex held
  * @param: the user's parameters: ORD from initiator_depth, IRD from
  *	responder_resources, private data
@@ -402,7 +402,7 @@ struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
  * Return: 0, then ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR;
  * the errnos of the QP and of iw_cm (no iw_cm id is left behind).
  */
-int xcma_iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
+static int iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct iw_cm_conn_param p = {};
 	struct iw_link *link;
@@ -410,6 +410,7 @@ int xcma_iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 	int ret;
 
 	lockdep_assert_held(&xid->life.handler_mutex);
+	xcma_qp_take_num(xid, param);
 	link = iw_link_new(xid);
 	if (!link)
 		return -ENOMEM;
@@ -447,14 +448,14 @@ int xcma_iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 }
 
 /**
- * xcma_iw_accept - answer a connection request
+ * iw_accept - answer a connection request
  * @xid: the conn id, CONNECT, handler mutex held
- * @param: as xcma_iw_connect(); required
+ * @param: as iw_connect(); required
  *
  * Return: 0, then ESTABLISHED; -EINVAL without @param; the errnos of the
  * QP and of iw_cm.
  */
-int xcma_iw_accept(struct xcma_id *xid, struct rdma_conn_param *param)
+static int iw_accept(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct iw_cm_conn_param p = {};
 	int ret;
@@ -477,14 +478,16 @@ int xcma_iw_accept(struct xcma_id *xid, struct rdma_conn_param *param)
 }
 
 /**
- * xcma_iw_reject - refuse a connection request, with MPA private data
+ * iw_reject - refuse a connection request, with MPA private data
  * @xid: the conn id, CONNECT
  * @data: private data, may be NULL
  * @len: its length
+ * @reason: not sent: an MPA reply carries no reason
  *
  * Return: 0; -EINVAL in another state; the errno of iw_cm.
  */
-int xcma_iw_reject(struct xcma_id *xid, const void *data, u8 len)
+static int iw_reject(struct xcma_id *xid, const void *data, u8 len,
+		     u8 reason)
 {
 	int ret;
 
@@ -496,7 +499,7 @@ int xcma_iw_reject(struct xcma_id *xid, const void *data, u8 len)
 }
 
 /**
- * xcma_iw_disconnect - close the connection gracefully
+ * iw_disconnect - close the connection gracefully
  * @xid: the id, connected
  *
  * iw_cm moves the QP itself (to SQD, or ERR when the peer is gone).
@@ -504,7 +507,7 @@ int xcma_iw_reject(struct xcma_id *xid, const void *data, u8 len)
  * Return: 0; -EINVAL unconnected (a listener included: its iw_cm id is a
  * listen); the errno of iw_cm.
  */
-int xcma_iw_disconnect(struct xcma_id *xid)
+static int iw_disconnect(struct xcma_id *xid)
 {
 	int ret;
 
@@ -518,7 +521,7 @@ int xcma_iw_disconnect(struct xcma_id *xid)
 }
 
 /**
- * xcma_iw_init_qp_attr - the QP attributes of an id on an iWARP port
+ * iw_init_qp_attr - the QP attributes of an id on an iWARP port
  * @xid: the id
  * @attr: in: qp_state; out: the attributes
  * @mask: out: which are set
@@ -528,8 +531,8 @@ int xcma_iw_disconnect(struct xcma_id *xid)
  *
  * Return: 0, or the errno of iw_cm.
  */
-int xcma_iw_init_qp_attr(struct xcma_id *xid, struct ib_qp_attr *attr,
-			 int *mask)
+static int iw_init_qp_attr(struct xcma_id *xid, struct ib_qp_attr *attr,
+			   int *mask)
 {
 	int ret = 0;
 
@@ -543,3 +546,21 @@ int xcma_iw_init_qp_attr(struct xcma_id *xid, struct ib_qp_attr *attr,
 	*mask |= IB_QP_PORT;
 	return ret;
 }
+
+/* iw_cm's text for a refusal's status */
+static const char *iw_reject_msg(int reason)
+{
+	return xcma_ops->iw_reject_msg(reason);
+}
+
+const struct xcma_transport_ops xcma_iw_transport = {
+	.connect = iw_connect,
+	.accept = iw_accept,
+	.reject = iw_reject,
+	.disconnect = iw_disconnect,
+	.release = xcma_iw_release,
+	.init_qp_attr = iw_init_qp_attr,
+	.flush = xcma_iw_flush,
+	.reject_msg = iw_reject_msg,
+	.consumer_reject = -ECONNREFUSED,
+};

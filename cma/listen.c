@@ -361,6 +361,41 @@ static int conn_visible(struct xcma_id *conn)
 }
 
 /**
+ * xcma_listen_conn_alloc - a new id for a request that reached a listener
+ * @listener: the listener (a wildcard's per-device child, or the id itself)
+ * @qp_type: the request's QP type
+ * @local: our address, from the request's header
+ * @remote: the peer's
+ *
+ * The user's callback and context are those of the id the user created
+ * (a wildcard's child has the parent's); the device is the listener's.
+ *
+ * Return: the id, unused (xcma_id_free_unused() frees it), or NULL.
+ */
+struct xcma_id *xcma_listen_conn_alloc(struct xcma_id *listener,
+				       enum ib_qp_type qp_type,
+				       const struct sockaddr_storage *local,
+				       const struct sockaddr_storage *remote)
+{
+	struct xcma_fsm_id *pfsm = listener->life.fsm.parent;
+	struct xcma_id *user = listener, *conn;
+
+	if (pfsm)
+		user = xcma_id_of_life(xcma_life_id_of(pfsm));
+	conn = xcma_id_alloc(listener->id.route.addr.dev_addr.net,
+			     user->id.event_handler, user->id.context,
+			     listener->id.ps, qp_type, user, NULL);
+	if (!conn)
+		return NULL;
+	conn->id.route.addr.src_addr = *local;
+	conn->id.route.addr.dst_addr = *remote;
+	conn->id.device = listener->id.device;
+	conn->id.route.addr.dev_addr.transport =
+		rdma_node_get_transport(conn->id.device->node_type);
+	return conn;
+}
+
+/**
  * xcma_listen_deliver - hand a connect request's new id to its listener's
  *	user
  * @listener: the listener the request is for, held by the caller

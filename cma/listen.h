@@ -7,9 +7,11 @@
 #define XCMA_LISTEN_H
 
 #include <linux/types.h>
+#include <rdma/ib_verbs.h>
 
 struct ib_device;
 struct net;
+struct sockaddr_storage;
 struct rdma_cm_event;
 struct xcma_id;
 struct xcma_life_dev;
@@ -24,6 +26,10 @@ struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 int xcma_listen_child(struct xcma_life_id *parent, struct xcma_life_dev *dev,
 		      struct xcma_life_id **child);
 
+struct xcma_id *xcma_listen_conn_alloc(struct xcma_id *listener,
+				       enum ib_qp_type qp_type,
+				       const struct sockaddr_storage *local,
+				       const struct sockaddr_storage *remote);
 struct xcma_id *xcma_listen_find_ib(struct ib_device *ibdev, u32 port,
 				    __be64 service_id);
 

@@ -5,17 +5,27 @@
  * The attributes of each step come from ib_cm once there is a connection.
  */
 #include <linux/export.h>
+#include <linux/mutex.h>
 #include <rdma/ib_cache.h>
 
 #include "id.h"
-#include "iw.h"
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
-#include "ud.h"
+#include "transport.h"
 
-static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
-			       int *mask)
+/**
+ * xcma_qp_attr_noconn - the attributes of an id's QP before a connection
+ * @xid: the id, on an IB or RoCE port
+ * @attr: out: its pkey index and port
+ * @mask: out: IB_QP_STATE, IB_QP_PKEY_INDEX and IB_QP_PORT
+ *
+ * The transport adds its own (RC the access flags, UD the QKEY).
+ *
+ * Return: 0, or -ENOENT when the port has not the pkey.
+ */
+int xcma_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
+			int *mask)
 {
 	struct rdma_cm_id *id = &xid->id;
 	u16 pkey;
@@ -31,17 +41,24 @@ static int init_qp_attr_noconn(struct xcma_id *xid, struct ib_qp_attr *attr,
 		return ret;
 	attr->port_num = id->port_num;
 	*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
-	if (id->qp_type == IB_QPT_UD) {
-		ret = xcma_ud_default_qkey(xid);
-		if (ret)
-			return ret;
-		attr->qkey = READ_ONCE(xid->qkey);
-		*mask |= IB_QP_QKEY;
-	} else {
-		attr->qp_access_flags = 0;
-		*mask |= IB_QP_ACCESS_FLAGS;
-	}
 	return 0;
+}
+
+/**
+ * xcma_qp_take_num - the QP number and SRQ of a user-managed QP
+ * @xid: the id
+ * @param: the caller's connection parameters, or NULL
+ *
+ * An id with its own QP (rdma_create_qp()) keeps that one's.
+ */
+void xcma_qp_take_num(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	mutex_lock(&xid->qp_mutex);
+	if (!xid->id.qp && param) {
+		xid->qp_num = param->qp_num;
+		xid->srq = param->srq;
+	}
+	mutex_unlock(&xid->qp_mutex);
 }
 
 /**
@@ -61,17 +78,12 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		      int *qp_attr_mask)
 {
 	struct xcma_id *xid = xcma_id_of(id);
+	const struct xcma_transport_ops *ops = xcma_id_transport(xid);
 	int ret;
 
-	if (xcma_transport_iw(id->device, id->port_num))
-		ret = xcma_iw_init_qp_attr(xid, qp_attr, qp_attr_mask);
-	else if (!xcma_transport_ib_cm(id->device, id->port_num))
+	if (!ops)
 		return -XCMA_ENOTRANSPORT;
-	else if (!xid->cm_id || id->qp_type == IB_QPT_UD)
-		ret = init_qp_attr_noconn(xid, qp_attr, qp_attr_mask);
-	else
-		ret = xcma_ops->cm_init_qp_attr(xid->cm_id, qp_attr,
-						qp_attr_mask);
+	ret = ops->init_qp_attr(xid, qp_attr, qp_attr_mask);
 	if (ret)
 		return ret;
 	if (qp_attr->qp_state == IB_QPS_RTR)

@@ -21,8 +21,10 @@
 #include "id.h"
 #include "listen.h"
 #include "ops.h"
+#include "qp.h"
 #include "resolve.h"
 #include "trace.h"
+#include "transport.h"
 #include "ud.h"
 #include "wire.h"
 
@@ -164,14 +166,14 @@ static int sidr_handler(struct ib_cm_id *cm_id,
 }
 
 /**
- * xcma_ud_connect - send a UD id's SIDR REQ
+ * send_sidr_req - send a UD id's SIDR REQ
  * @xid: the id, CONNECT, its handler mutex held
  * @param: the user's private data
  *
  * Return: 0, then ESTABLISHED or UNREACHABLE follows; the errnos of
  * ib_cm.
  */
-int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
+static int send_sidr_req(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct ib_cm_sidr_req_param req = {};
 	struct ib_cm_id *cm_id;
@@ -223,14 +225,14 @@ static int send_sidr_rep(struct xcma_id *xid, struct ib_cm_sidr_rep_param *rep,
 }
 
 /**
- * xcma_ud_accept - answer a SIDR REQ with our QP and QKEY
+ * ud_accept - answer a SIDR REQ with our QP and QKEY
  * @xid: the conn id, CONNECT, with its ib_cm id
  * @param: the QKEY (0: the port space's) and private data, or NULL
  *
  * Return: 0; -EINVAL for a QKEY other than the id's or too much private
  * data; the errnos of ib_cm.
  */
-int xcma_ud_accept(struct xcma_id *xid, struct rdma_conn_param *param)
+static int ud_accept(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_SUCCESS };
 	int ret;
@@ -249,20 +251,67 @@ int xcma_ud_accept(struct xcma_id *xid, struct rdma_conn_param *param)
 			     param ? param->private_data_len : 0);
 }
 
-/**
- * xcma_ud_reject - answer a SIDR REQ with IB_SIDR_REJECT
- * @xid: the conn id, with its ib_cm id
- * @data: private data for the REP, may be NULL
- * @len: its length
- *
- * Return: 0; -EINVAL for too much private data; the errnos of ib_cm.
- */
-int xcma_ud_reject(struct xcma_id *xid, const void *data, u8 len)
+/* the SIDR REQ's private data, checked before anything is sent */
+static int ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	int ret;
+
+	ret = xcma_wire_check_private_data(XCMA_WIRE_SIDR_REQ,
+					   xcma_id_src(xid)->sa_family,
+					   param->private_data,
+					   param->private_data_len);
+	if (ret)
+		return ret;
+	xcma_qp_take_num(xid, param);
+	return send_sidr_req(xid, param);
+}
+
+/* a SIDR REP of status IB_SIDR_REJECT: SIDR has no REJ */
+static int ud_reject(struct xcma_id *xid, const void *data, u8 len,
+		     u8 reason)
 {
 	struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_REJECT };
+	int ret;
 
+	ret = xcma_wire_check_private_data(XCMA_WIRE_SIDR_REP,
+					   xcma_id_src(xid)->sa_family, data,
+					   len);
+	if (ret)
+		return ret;
+	ret = xcma_id_transition(xid, XCMA_EV_REJECT);
+	if (ret)
+		return ret;
 	return send_sidr_rep(xid, &rep, data, len);
 }
+
+/* a UD QP's attributes are the id's own: its QKEY, the port space's */
+static int ud_init_qp_attr(struct xcma_id *xid, struct ib_qp_attr *attr,
+			   int *mask)
+{
+	int ret;
+
+	ret = xcma_qp_attr_noconn(xid, attr, mask);
+	if (!ret)
+		ret = xcma_ud_default_qkey(xid);
+	if (ret)
+		return ret;
+	attr->qkey = READ_ONCE(xid->qkey);
+	*mask |= IB_QP_QKEY;
+	return 0;
+}
+
+/* the SIDR exchange's ib_cm id goes as an RC connection's */
+const struct xcma_transport_ops xcma_ud_transport = {
+	.connect = ud_connect,
+	.accept = ud_accept,
+	.reject = ud_reject,
+	.disconnect = xcma_ib_disconnect,
+	.release = xcma_ib_release,
+	.init_qp_attr = ud_init_qp_attr,
+	.notify = xcma_ib_notify,
+	.reject_msg = xcma_ib_reject_msg,
+	.consumer_reject = IB_CM_REJ_CONSUMER_DEFINED,
+};
 
 /*
  * The addresses of a SIDR REQ to an AF_IB listener: a SIDR REQ carries
@@ -351,7 +400,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		ret = -EINVAL;
 		goto out;
 	}
-	conn = xcma_ib_conn_alloc(listener, IB_QPT_UD, &local, &remote);
+	conn = xcma_listen_conn_alloc(listener, IB_QPT_UD, &local, &remote);
 	if (!conn) {
 		ret = -ENOMEM;
 		goto out;

@@ -10,15 +10,11 @@
 
 struct ib_cm_event;
 struct ib_cm_id;
-struct rdma_conn_param;
 struct xcma_id;
 
 int xcma_ud_set_qkey(struct xcma_id *xid, u32 qkey);
 u32 xcma_ud_ps_qkey(enum rdma_ucm_port_space ps);
 int xcma_ud_default_qkey(struct xcma_id *xid);
-int xcma_ud_connect(struct xcma_id *xid, struct rdma_conn_param *param);
-int xcma_ud_accept(struct xcma_id *xid, struct rdma_conn_param *param);
-int xcma_ud_reject(struct xcma_id *xid, const void *data, u8 len);
 int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *ib_event);
 

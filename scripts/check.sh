@@ -664,6 +664,7 @@ one_layer() {
 		run style/checkpatch scripts/lint.sh checkpatch
 		run style/sparse scripts/lint.sh sparse
 		run style/no-c-state-writes scripts/lint.sh state-writes
+		run style/no-new-import-circle scripts/lint.sh imports
 		;;
 	kcsan-build)
 		# the data-race kernel (built once, cached like the KUnit one),

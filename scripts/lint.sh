@@ -7,6 +7,8 @@
 #                                 side-by-side too, for bench/)
 #   scripts/lint.sh state-writes  no C file writes an id or device state:
 #                                 every change goes through the C++ table
+#   scripts/lint.sh imports       no import circle in cma/ but those
+#                                 scripts/import-circles.txt lists
 # A checker that is missing, or that cannot fail, checks nothing: each
 # must first flag a planted error (canary) before its verdict counts.
 #   XCMA_CHECKPATCH=PATH, XCMA_SPARSE=CMD: another checkpatch.pl or sparse
@@ -123,5 +125,12 @@ state-writes)
 	fi
 	echo "no direct state writes in C"
 	;;
-*) echo "usage: lint.sh checkpatch|sparse|state-writes" >&2; exit 2 ;;
+imports)
+	# which file calls which (scripts/imports.py): a planted call from
+	# wire.c, which the core uses, back into the core must be flagged
+	want='new import circle'
+	canary imports python3 scripts/imports.py cma scripts/import-circles.txt wire:id
+	python3 scripts/imports.py cma scripts/import-circles.txt
+	;;
+*) echo "usage: lint.sh checkpatch|sparse|state-writes|imports" >&2; exit 2 ;;
 esac
