@@ -52,6 +52,15 @@ void xcma_conn_flush(void)
 			all[i]->flush();
 }
 
+/* ECE values the next REQ or REP carries */
+static void take_ece(struct rdma_cm_id *id, const struct rdma_ucm_ece *ece)
+{
+	struct xcma_id *xid = xcma_id_of(id);
+
+	xid->ece.vendor_id = ece->vendor_id;
+	xid->ece.attr_mod = ece->attr_mod;
+}
+
 /**
  * rdma_connect_locked - send a connection request
  * @id: the id, ROUTE_RESOLVED; its handler mutex held (e.g. in its
@@ -116,10 +125,7 @@ EXPORT_SYMBOL(rdma_connect);
 int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 		     struct rdma_ucm_ece *ece)
 {
-	struct xcma_id *xid = xcma_id_of(id);
-
-	xid->ece.vendor_id = ece->vendor_id;
-	xid->ece.attr_mod = ece->attr_mod;
+	take_ece(id, ece);
 	return rdma_connect(id, conn_param);
 }
 EXPORT_SYMBOL(rdma_connect_ece);
@@ -177,10 +183,7 @@ EXPORT_SYMBOL(rdma_accept);
 int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 		    struct rdma_ucm_ece *ece)
 {
-	struct xcma_id *xid = xcma_id_of(id);
-
-	xid->ece.vendor_id = ece->vendor_id;
-	xid->ece.attr_mod = ece->attr_mod;
+	take_ece(id, ece);
 	return rdma_accept(id, conn_param);
 }
 EXPORT_SYMBOL(rdma_accept_ece);

@@ -673,19 +673,31 @@ out:
 	return ret;
 }
 
-/* the REQ's private data, checked before anything is sent */
-static int rc_connect(struct xcma_id *xid, struct rdma_conn_param *param)
+/**
+ * xcma_ib_connect_prep - what an ib_cm connect does before its request
+ * @xid: the id, CONNECT
+ * @param: the user's parameters
+ * @msg: the request (REQ or SIDR REQ), whose private data is checked
+ *
+ * Return: 0 with the QP number taken; -EINVAL for too much private data.
+ */
+int xcma_ib_connect_prep(struct xcma_id *xid, struct rdma_conn_param *param,
+			 enum xcma_wire_msg msg)
 {
 	int ret;
 
-	ret = xcma_wire_check_private_data(XCMA_WIRE_REQ,
-					   xcma_id_src(xid)->sa_family,
+	ret = xcma_wire_check_private_data(msg, xcma_id_src(xid)->sa_family,
 					   param->private_data,
 					   param->private_data_len);
-	if (ret)
-		return ret;
-	xcma_qp_take_num(xid, param);
-	return connect_ib(xid, param);
+	if (!ret)
+		xcma_qp_take_num(xid, param);
+	return ret;
+}
+
+static int rc_connect(struct xcma_id *xid, struct rdma_conn_param *param)
+{
+	return xcma_ib_connect_prep(xid, param, XCMA_WIRE_REQ) ?:
+	       connect_ib(xid, param);
 }
 
 static int accept_ib(struct xcma_id *xid, struct rdma_conn_param *param)
@@ -726,17 +738,30 @@ static int rc_accept(struct xcma_id *xid, struct rdma_conn_param *param)
 	return param ? accept_ib(xid, param) : rep_recv(xid);
 }
 
+/**
+ * xcma_ib_reject_prep - what an ib_cm reject does before its message
+ * @xid: the id, CONNECT
+ * @msg: the message (REJ, or a SIDR REP), whose private data is checked
+ * @data: the private data
+ * @len: its length
+ *
+ * Return: 0 with the id moved by XCMA_EV_REJECT; -EINVAL for too much
+ * private data or in another state.
+ */
+int xcma_ib_reject_prep(struct xcma_id *xid, enum xcma_wire_msg msg,
+			const void *data, u8 len)
+{
+	return xcma_wire_check_private_data(msg, xcma_id_src(xid)->sa_family,
+					    data, len) ?:
+	       xcma_id_transition(xid, XCMA_EV_REJECT);
+}
+
 static int rc_reject(struct xcma_id *xid, const void *data, u8 len,
 		     u8 reason)
 {
 	int ret;
 
-	ret = xcma_wire_check_private_data(XCMA_WIRE_REJ,
-					   xcma_id_src(xid)->sa_family, data,
-					   len);
-	if (ret)
-		return ret;
-	ret = xcma_id_transition(xid, XCMA_EV_REJECT);
+	ret = xcma_ib_reject_prep(xid, XCMA_WIRE_REJ, data, len);
 	if (ret)
 		return ret;
 	trace_cm_send_rej(xid);

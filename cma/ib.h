@@ -8,16 +8,23 @@
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
 
+#include "wire.h"
+
 struct ib_cm_event;
 struct ib_cm_id;
 struct ib_gid_attr;
 struct net;
+struct rdma_conn_param;
 struct xcma_id;
 
 int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 			const struct ib_cm_event *ib_event);
 void xcma_ib_release(struct xcma_id *xid);
 int xcma_ib_disconnect(struct xcma_id *xid);
+int xcma_ib_connect_prep(struct xcma_id *xid, struct rdma_conn_param *param,
+			 enum xcma_wire_msg msg);
+int xcma_ib_reject_prep(struct xcma_id *xid, enum xcma_wire_msg msg,
+			const void *data, u8 len);
 int xcma_ib_notify(struct xcma_id *xid, enum ib_event_type event);
 const char *xcma_ib_reject_msg(int reason);
 int xcma_ib_leave(struct xcma_id *xid, struct ib_cm_id *cm_id, int ret);

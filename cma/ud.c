@@ -251,19 +251,10 @@ static int ud_accept(struct xcma_id *xid, struct rdma_conn_param *param)
 			     param ? param->private_data_len : 0);
 }
 
-/* the SIDR REQ's private data, checked before anything is sent */
 static int ud_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 {
-	int ret;
-
-	ret = xcma_wire_check_private_data(XCMA_WIRE_SIDR_REQ,
-					   xcma_id_src(xid)->sa_family,
-					   param->private_data,
-					   param->private_data_len);
-	if (ret)
-		return ret;
-	xcma_qp_take_num(xid, param);
-	return send_sidr_req(xid, param);
+	return xcma_ib_connect_prep(xid, param, XCMA_WIRE_SIDR_REQ) ?:
+	       send_sidr_req(xid, param);
 }
 
 /* a SIDR REP of status IB_SIDR_REJECT: SIDR has no REJ */
@@ -271,17 +262,9 @@ static int ud_reject(struct xcma_id *xid, const void *data, u8 len,
 		     u8 reason)
 {
 	struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_REJECT };
-	int ret;
 
-	ret = xcma_wire_check_private_data(XCMA_WIRE_SIDR_REP,
-					   xcma_id_src(xid)->sa_family, data,
-					   len);
-	if (ret)
-		return ret;
-	ret = xcma_id_transition(xid, XCMA_EV_REJECT);
-	if (ret)
-		return ret;
-	return send_sidr_rep(xid, &rep, data, len);
+	return xcma_ib_reject_prep(xid, XCMA_WIRE_SIDR_REP, data, len) ?:
+	       send_sidr_rep(xid, &rep, data, len);
 }
 
 /* a UD QP's attributes are the id's own: its QKEY, the port space's */
