@@ -18,7 +18,7 @@
 
 #include "configfs.h"
 #include "defaults.h"
-#include "xcma.h"
+#include "device.h"
 
 #ifdef XCMA_SIDE_BY_SIDE
 #define SUBSYS_NAME "xcma"

@@ -11,7 +11,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "defaults.h"
-#include "xcma.h"
+#include "device.h"
 
 /* the GID types a port can resolve with (ib_core's own rule) */
 static unsigned long gid_types(struct ib_device *ibdev, u32 port)

@@ -23,7 +23,7 @@
 #include "listen.h"
 #include "ops.h"
 #include "trace.h"
-#include "xcma.h"
+#include "device.h"
 
 /*
  * devices_lock protects the devices list and the counters. Lock order:

@@ -33,7 +33,7 @@
 #include "transport.h"
 #include "ud.h"
 #include "wire.h"
-#include "xcma.h"
+#include "device.h"
 
 static int ib_handler(struct ib_cm_id *cm_id,
 		      const struct ib_cm_event *ib_event);

@@ -32,7 +32,7 @@
 #include "sa.h"
 #include "trace.h"
 #include "wire.h"
-#include "xcma.h"
+#include "device.h"
 
 /* numbers the ids for trace events */
 static atomic_t id_nums = ATOMIC_INIT(0);

@@ -19,7 +19,7 @@
 #include "listen.h"
 #include "ops.h"
 #include "wire.h"
-#include "xcma.h"
+#include "device.h"
 
 /*
  * listen_lock protects each id's listen_cm_id. Lock order: the ctx lock

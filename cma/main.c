@@ -12,7 +12,7 @@
 #include "netdev.h"
 #include "port.h"
 #include "sa.h"
-#include "xcma.h"
+#include "device.h"
 
 static int __init xcma_init(void)
 {

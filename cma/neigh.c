@@ -29,7 +29,7 @@
 
 #include "id.h"
 #include "neigh.h"
-#include "xcma.h"
+#include "device.h"
 
 /* not ordered: a callback that blocks holds up no other id's event */
 static struct workqueue_struct *neigh_wq;

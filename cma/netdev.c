@@ -19,7 +19,7 @@
 
 #include "id.h"
 #include "netdev.h"
-#include "xcma.h"
+#include "device.h"
 
 /* ordered: one id's events keep their order; flushed before unload */
 static struct workqueue_struct *netdev_wq;

@@ -28,7 +28,7 @@
 #include "ops.h"
 #include "resolve.h"
 #include "sa.h"
-#include "xcma.h"
+#include "device.h"
 
 /**
  * xcma_translate_ib - the hardware address of an AF_IB address

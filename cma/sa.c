@@ -25,7 +25,7 @@
 #include "ops.h"
 #include "sa.h"
 #include "wire.h"
-#include "xcma.h"
+#include "device.h"
 
 static struct ib_sa_client sa_client;
 

@@ -11,7 +11,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/defaults.h"
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "cm_util.h"
 #include "xcma_kunit.h"
 

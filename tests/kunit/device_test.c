@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "xcma/fsm.h"
 #include "kunit_inline.h"
 #include "xcma_kunit.h"

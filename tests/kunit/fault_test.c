@@ -36,7 +36,7 @@
 #include "../../cma/addr.h"
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"
 

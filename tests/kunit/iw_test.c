@@ -28,7 +28,7 @@
 #include "../../cma/iw.h"
 #include "../../cma/neigh.h"
 #include "../../cma/ops.h"
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "cm_util.h"
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"

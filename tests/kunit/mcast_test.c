@@ -28,7 +28,7 @@
 #include "../../cma/id.h"
 #include "../../cma/mcast.h"
 #include "../../cma/ops.h"
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "cm_util.h"
 #include "xcma_kunit.h"
 

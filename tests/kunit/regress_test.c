@@ -35,7 +35,7 @@
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
 #include "../../cma/port.h"
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "cm_util.h"
 #include "xcma_kunit.h"
 #include "xcma/fsm.h"

@@ -47,7 +47,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/id.h"
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "cm_util.h"
 #include "xcma/fsm.h"
 #include "xcma_kunit.h"

@@ -88,7 +88,7 @@
 
 #include "../../cma/id.h"
 #include "../../cma/ops.h"
-#include "../../cma/xcma.h"
+#include "../../cma/device.h"
 #include "xcma/fsm.h"
 #include "esa_util.h"
 #include "kunit_inline.h"

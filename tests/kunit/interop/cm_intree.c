@@ -11,7 +11,7 @@
 #include <rdma/restrack.h>
 
 #include "interop.h"
-#include "../../../cma/xcma.h"
+#include "../../../cma/device.h"
 
 #ifdef XCMA_SIDE_BY_SIDE
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Internal interfaces of xcma.ko, shared by its C files and, through the
- * XCMA_INTERNAL symbol namespace, by its KUnit module.
+ * RDMA devices as xcma sees them: struct xcma_device and device.c's
+ * functions (the device list, acquiring a device for an id). Shared by
+ * the C files and, through the XCMA_INTERNAL symbol namespace, by the
+ * KUnit module.
  */
-#ifndef XCMA_H
-#define XCMA_H
+#ifndef XCMA_DEVICE_H
+#define XCMA_DEVICE_H
 
 #include <linux/list.h>
 #include <linux/types.h>
@@ -68,4 +70,4 @@ int xcma_device_with(const char *name,
 		     int (*fn)(struct xcma_device *dev, void *arg), void *arg);
 struct xcma_device *xcma_device_of_id(struct xcma_id *xid);
 
-#endif /* XCMA_H */
+#endif /* XCMA_DEVICE_H */
