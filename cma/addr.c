@@ -17,6 +17,7 @@
 #include <net/ipv6.h>
 #include <rdma/ib.h>
 
+#include "export.h"
 #include "addr.h"
 
 /**
@@ -39,7 +40,7 @@ size_t xcma_addr_size(const struct sockaddr *addr)
 		return 0;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_size, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_size);
 
 /**
  * xcma_addr_validate() - check the family of a consumer's address
@@ -55,7 +56,7 @@ int xcma_addr_validate(const struct sockaddr *addr)
 {
 	return xcma_addr_size(addr) ? 0 : -EAFNOSUPPORT;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_validate, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_validate);
 
 /**
  * xcma_addr_validate_len() - check an address that came with a length
@@ -75,7 +76,7 @@ int xcma_addr_validate_len(const struct sockaddr *addr, size_t len)
 		return -EINVAL;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_validate_len, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_validate_len);
 
 /**
  * xcma_addr_is_zero() - is this the unspecified address of its family
@@ -97,7 +98,7 @@ bool xcma_addr_is_zero(const struct sockaddr *addr)
 		return false;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_is_zero, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_is_zero);
 
 /**
  * xcma_addr_is_loopback() - is this a loopback address
@@ -119,7 +120,7 @@ bool xcma_addr_is_loopback(const struct sockaddr *addr)
 		return false;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_is_loopback, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_is_loopback);
 
 /**
  * xcma_addr_is_any() - does this address stand for no particular device
@@ -135,7 +136,7 @@ bool xcma_addr_is_any(const struct sockaddr *addr)
 {
 	return xcma_addr_is_zero(addr) || xcma_addr_is_loopback(addr);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_is_any, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_is_any);
 
 /**
  * xcma_addr_get_port() - the port of an address
@@ -163,7 +164,7 @@ __be16 xcma_addr_get_port(const struct sockaddr *addr)
 		return 0;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_get_port, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_get_port);
 
 /**
  * xcma_addr_set_port() - write the port of an IP address
@@ -198,7 +199,7 @@ int xcma_addr_set_port(struct sockaddr *addr, __be16 port)
 		return -EAFNOSUPPORT;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_set_port, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_set_port);
 
 /**
  * xcma_addr_is_any_port() - does the address leave the port to the CM
@@ -210,7 +211,7 @@ bool xcma_addr_is_any_port(const struct sockaddr *addr)
 {
 	return !xcma_addr_get_port(addr);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_is_any_port, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_is_any_port);
 
 /**
  * xcma_addr_cmp() - are two addresses the same host address
@@ -252,7 +253,7 @@ int xcma_addr_cmp(const struct sockaddr *a, const struct sockaddr *b)
 		return -1;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_cmp, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_cmp);
 
 /**
  * xcma_addr_copy() - store a consumer's address
@@ -273,7 +274,7 @@ int xcma_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src)
 	memcpy(dst, src, size);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_copy, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_copy);
 
 /**
  * xcma_addr_set_any() - the source address to bind when none was given
@@ -318,7 +319,7 @@ bool xcma_addr_set_any(struct sockaddr_storage *any,
 	}
 	return pinned;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_set_any, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_set_any);
 
 /**
  * xcma_addr_check_linklocal() - an IPv6 link-local address needs its link
@@ -347,4 +348,4 @@ int xcma_addr_check_linklocal(const struct sockaddr *addr, int *bound_dev_if)
 		*bound_dev_if = sin6->sin6_scope_id;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_addr_check_linklocal, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_addr_check_linklocal);

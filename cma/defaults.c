@@ -10,6 +10,7 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
+#include "export.h"
 #include "defaults.h"
 #include "device.h"
 
@@ -77,7 +78,7 @@ int xcma_defaults_gid_type(struct xcma_device *dev, u32 port)
 
 	return d ? READ_ONCE(d->gid_type) : -EINVAL;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_defaults_gid_type, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_gid_type);
 
 /**
  * xcma_defaults_set_gid_type - change it
@@ -103,7 +104,7 @@ int xcma_defaults_set_gid_type(struct xcma_device *dev, u32 port,
 	WRITE_ONCE(d->gid_type, gid_type);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_defaults_set_gid_type, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_set_gid_type);
 
 /**
  * xcma_defaults_tos - the TOS of routes whose user set none
@@ -118,7 +119,7 @@ int xcma_defaults_tos(struct xcma_device *dev, u32 port)
 
 	return d ? READ_ONCE(d->tos) : -EINVAL;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_defaults_tos, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_tos);
 
 /**
  * xcma_defaults_set_tos - change it
@@ -137,7 +138,7 @@ int xcma_defaults_set_tos(struct xcma_device *dev, u32 port, u8 tos)
 	WRITE_ONCE(d->tos, tos);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_defaults_set_tos, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_set_tos);
 
 /*
  * The names configfs shows and takes, as ib_core spells them: IB and RoCE
@@ -156,7 +157,7 @@ const char *xcma_defaults_gid_type_str(int gid_type)
 		return gid_type_names[gid_type];
 	return "Invalid GID type";
 }
-EXPORT_SYMBOL_NS_GPL(xcma_defaults_gid_type_str, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_gid_type_str);
 
 /**
  * xcma_defaults_parse_gid_type - a name, one trailing newline allowed
@@ -179,4 +180,4 @@ int xcma_defaults_parse_gid_type(const char *buf)
 			return i;
 	return -EINVAL;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_defaults_parse_gid_type, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_parse_gid_type);

@@ -16,6 +16,7 @@
 #include <rdma/ib_marshall.h>
 #include <rdma/ib_verbs.h>
 
+#include "export.h"
 #include "conn.h"
 #include "defaults.h"
 #include "id.h"
@@ -133,7 +134,7 @@ void xcma_device_get_counters(struct xcma_device_counters *c)
 	*c = counters;
 	mutex_unlock(&devices_lock);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_device_get_counters, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_get_counters);
 
 /**
  * xcma_device_query - lifecycle state of a device xcma knows by name
@@ -160,7 +161,7 @@ int xcma_device_query(const char *name, int *state, unsigned int *holders)
 	mutex_unlock(&devices_lock);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_device_query, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_query);
 
 /**
  * xcma_device_with - run @fn on the device named @name
@@ -186,7 +187,7 @@ int xcma_device_with(const char *name,
 	mutex_unlock(&devices_lock);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_device_with, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_with);
 
 /**
  * xcma_device_of_id - the device an id holds

@@ -2,8 +2,7 @@
 /*
  * RDMA devices as xcma sees them: struct xcma_device and device.c's
  * functions (the device list, acquiring a device for an id). Shared by
- * the C files and, through the XCMA_INTERNAL symbol namespace, by the
- * KUnit module.
+ * the C files and, in the test build, by the KUnit module (export.h).
  */
 #ifndef XCMA_DEVICE_H
 #define XCMA_DEVICE_H

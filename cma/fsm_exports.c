@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Exports of the lifecycle library's entry points, for the KUnit module.
- * They are defined in C++ (cma/fsm/), where EXPORT_SYMBOL cannot be used,
- * so the exports stand here, apart from their definitions; checkpatch's
- * EXPORT_SYMBOL placement rule is waived for this file alone.
+ * The lifecycle library's entry points, exported for the KUnit module in
+ * the test build only (export.h). They are defined in C++ (cma/fsm/),
+ * where EXPORT_SYMBOL cannot be used, so the exports stand here, apart
+ * from their definitions; checkpatch's EXPORT_SYMBOL placement rule is
+ * waived for this file alone.
  */
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <rdma/rdma_cm.h>
 
+#include "export.h"
 #include "xcma/fsm.h"
 
 /*
@@ -42,22 +44,22 @@ SAME_CM_EVENT(MULTICAST_ERROR);
 SAME_CM_EVENT(ADDR_CHANGE);
 SAME_CM_EVENT(TIMEWAIT_EXIT);
 
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_rule, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_state_name, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_event_name, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_ctx_idle, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_state, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_transition, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_attach, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_listen, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_get, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_put, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_deliver, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_deliver_req, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_enter, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_fire, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_leave, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_id_destroy, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_dev_add, XCMA_INTERNAL);
-EXPORT_SYMBOL_NS_GPL(xcma_fsm_dev_remove, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_rule);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_state_name);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_event_name);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_ctx_idle);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_state);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_transition);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_attach);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_listen);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_get);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_put);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_deliver);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_deliver_req);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_enter);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_fire);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_leave);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_id_destroy);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_dev_add);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_fsm_dev_remove);
 

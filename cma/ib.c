@@ -22,6 +22,7 @@
 #include <kunit/static_stub.h>
 #endif
 
+#include "export.h"
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
@@ -866,5 +867,5 @@ void xcma_ib_req_found(struct rdma_cm_id *listener)
 {
 	KUNIT_STATIC_STUB_REDIRECT(xcma_ib_req_found, listener);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_ib_req_found, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_ib_req_found);
 #endif

@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <net/net_namespace.h>
 
+#include "export.h"
 #include "addr.h"
 #include "conn.h"
 #include "id.h"
@@ -264,7 +265,7 @@ int xcma_id_sweep(unsigned int after)
 		n++;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_id_sweep, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_id_sweep);
 #else
 static void kunit_track(struct xcma_id *xid, bool consumer) { }
 static void kunit_untrack(struct xcma_id *xid) { }
@@ -279,7 +280,7 @@ unsigned int xcma_id_last_num(void)
 {
 	return atomic_read(&id_nums);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_id_last_num, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_id_last_num);
 
 static void id_free(struct xcma_life_id *life)
 {
@@ -384,7 +385,7 @@ unsigned int xcma_id_live(void)
 {
 	return atomic_read(&live_ids);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_id_live, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_id_live);
 
 /**
  * xcma_id_deliver - deliver an event that needs no work before the user's
@@ -815,7 +816,7 @@ int xcma_id_module_refs(void)
 {
 	return module_refcount(THIS_MODULE);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_id_module_refs, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_id_module_refs);
 
 /**
  * xcma_id_free_unused - free an id the library never saw

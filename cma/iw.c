@@ -32,6 +32,7 @@
 #include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
 
+#include "export.h"
 #include "addr.h"
 #include "id.h"
 #include "iw.h"
@@ -130,7 +131,7 @@ void xcma_iw_flush(void)
 {
 	flush_workqueue(iw_release_wq);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_iw_flush, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_iw_flush);
 
 /**
  * xcma_iw_init - create iw_release_wq (module init)

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/wait_bit.h>
 
+#include "export.h"
 #include "lifecycle.h"
 
 /*
@@ -51,7 +52,7 @@ void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
 	ctx->id_ops = id_ops;
 	xcma_fsm_ctx_init(&ctx->fsm);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_ctx_init, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_ctx_init);
 
 /**
  * xcma_life_id_init - initialise an id (state IDLE, one reference)
@@ -65,7 +66,7 @@ void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx)
 	refcount_set(&id->refcount, 1);
 	xcma_fsm_id_init(&id->fsm, &ctx->fsm);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_id_init, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_id_init);
 
 /*
  * The module's context. Statically initialised, so that ib_client.add may
@@ -79,7 +80,7 @@ struct xcma_life_ctx xcma_life = {
 			       &xcma_life.fsm.listeners },
 	},
 };
-EXPORT_SYMBOL_NS_GPL(xcma_life, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life);
 
 /**
  * xcma_life_dev_init_in - initialise a device and add it to a context
@@ -99,7 +100,7 @@ int xcma_life_dev_init_in(struct xcma_life_dev *dev,
 	xcma_fsm_dev_init(&dev->fsm, &ctx->fsm);
 	return xcma_fsm_dev_add(&dev->fsm);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_dev_init_in, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_init_in);
 
 /**
  * xcma_life_dev_init - initialise a device of the module's context
@@ -111,7 +112,7 @@ int xcma_life_dev_init(struct xcma_life_dev *dev)
 {
 	return xcma_life_dev_init_in(dev, &xcma_life);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_dev_init, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_init);
 
 /**
  * xcma_life_dev_remove - ib_client.remove
@@ -126,7 +127,7 @@ void xcma_life_dev_remove(struct xcma_life_dev *dev)
 	might_sleep();
 	xcma_fsm_dev_remove(&dev->fsm);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_dev_remove, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_remove);
 
 /**
  * xcma_life_dev_destroy - last step before freeing a removed device
@@ -137,7 +138,7 @@ void xcma_life_dev_destroy(struct xcma_life_dev *dev)
 	WARN_ON(xcma_fsm_dev_state(&dev->fsm) != XCMA_DEV_REMOVED);
 	WARN_ON(refcount_read(&dev->refcount) != 0);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_dev_destroy, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_destroy);
 
 /**
  * xcma_life_dev_state - enum xcma_dev_state of a device
@@ -147,7 +148,7 @@ int xcma_life_dev_state(struct xcma_life_dev *dev)
 {
 	return xcma_fsm_dev_state(&dev->fsm);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_dev_state, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_state);
 
 /**
  * xcma_life_dev_state_name - name of a device's state, for debugfs
@@ -157,7 +158,7 @@ const char *xcma_life_dev_state_name(struct xcma_life_dev *dev)
 {
 	return xcma_fsm_dev_state_name(xcma_fsm_dev_state(&dev->fsm));
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_dev_state_name, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_state_name);
 
 /**
  * xcma_life_dev_holders - how many ids hold a device
@@ -167,7 +168,7 @@ unsigned int xcma_life_dev_holders(struct xcma_life_dev *dev)
 {
 	return xcma_fsm_dev_holders(&dev->fsm);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_life_dev_holders, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_holders);
 
 /* ---- the platform ---- */
 

@@ -12,6 +12,7 @@
 #include <linux/export.h>
 #include <linux/mutex.h>
 
+#include "export.h"
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
@@ -198,7 +199,7 @@ struct xcma_id *xcma_listen_find(struct net *net, struct ib_device *ibdev,
 
 	return find_listener(net, service_id, &f);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_listen_find, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_listen_find);
 
 /**
  * xcma_listen_find_ib - the AF_IB listener a REQ without IP header is for
@@ -218,7 +219,7 @@ struct xcma_id *xcma_listen_find_ib(struct ib_device *ibdev, u32 port,
 
 	return find_listener(&init_net, service_id, &f);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_listen_find_ib, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_listen_find_ib);
 
 /**
  * xcma_listen_child - ctx ops->listen_child: a wildcard listener's child

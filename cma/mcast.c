@@ -63,6 +63,7 @@
 #include <kunit/static_stub.h>
 #endif
 
+#include "export.h"
 #include "id.h"
 #include "mcast.h"
 #include "ops.h"
@@ -181,7 +182,7 @@ unsigned int xcma_mcast_live(void)
 {
 	return atomic_read(&live_groups);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_mcast_live, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_mcast_live);
 
 static bool zero_addr(const struct sockaddr *addr)
 {
@@ -224,7 +225,7 @@ void xcma_mcast_mgid(const struct sockaddr *addr, enum ib_gid_type type,
 	mgid->raw[11] = 0xff;
 	memcpy(&mgid->raw[12], &sin->sin_addr.s_addr, 4);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_mcast_mgid, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_mcast_mgid);
 
 /* IPv4 membership of the group on the netdev; false if it has no in_dev */
 static bool igmp(struct xcma_mc *mc, struct net *net, bool join)
@@ -831,5 +832,5 @@ void xcma_mcast_published(struct rdma_cm_id *id, const struct sockaddr *addr)
 {
 	KUNIT_STATIC_STUB_REDIRECT(xcma_mcast_published, id, addr);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_mcast_published, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_mcast_published);
 #endif

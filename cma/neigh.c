@@ -27,6 +27,7 @@
 #include <net/netevent.h>
 #include <rdma/rdma_cm.h>
 
+#include "export.h"
 #include "id.h"
 #include "neigh.h"
 #include "device.h"
@@ -153,7 +154,7 @@ void xcma_neigh_watch(struct xcma_id *xid)
 out:
 	spin_unlock_irqrestore(&index_lock, flags);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_neigh_watch, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_watch);
 
 /**
  * xcma_neigh_unwatch - the id leaves the index for good
@@ -182,7 +183,7 @@ void xcma_neigh_unwatch(struct xcma_id *xid)
 	if (filed && cancel_work(&xid->id.net_work))
 		xcma_fsm_id_put(&xid->life.fsm);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_neigh_unwatch, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_unwatch);
 
 /**
  * xcma_neigh_watched - is the id in the index? (for tests and free)
@@ -200,7 +201,7 @@ bool xcma_neigh_watched(struct xcma_id *xid)
 	spin_unlock_irqrestore(&index_lock, flags);
 	return filed;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_neigh_watched, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_watched);
 
 /**
  * xcma_neigh_update - queue UNREACHABLE for the ids on a changed neighbour
@@ -247,7 +248,7 @@ unsigned int xcma_neigh_update(struct neighbour *n)
 	spin_unlock_irqrestore(&index_lock, flags);
 	return queued;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_neigh_update, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_update);
 
 /**
  * xcma_neigh_flush - wait until every queued UNREACHABLE was handled
@@ -256,7 +257,7 @@ void xcma_neigh_flush(void)
 {
 	flush_workqueue(neigh_wq);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_neigh_flush, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_flush);
 
 static int netevent(struct notifier_block *nb, unsigned long event, void *ptr)
 {

@@ -17,6 +17,7 @@
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
+#include "export.h"
 #include "id.h"
 #include "netdev.h"
 #include "device.h"
@@ -81,7 +82,7 @@ int xcma_netdev_addr_change(struct xcma_netdev_scan *scan)
 	return xcma_fsm_ctx_for_each_id(&xcma_life.fsm, queue_addr_change,
 					scan);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_netdev_addr_change, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_netdev_addr_change);
 
 /**
  * xcma_netdev_event_wanted - does a netdev event concern bound ids?
@@ -94,7 +95,7 @@ bool xcma_netdev_event_wanted(unsigned long event, struct net_device *ndev)
 {
 	return event == NETDEV_BONDING_FAILOVER && netif_is_bond_master(ndev);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_netdev_event_wanted, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_netdev_event_wanted);
 
 /**
  * xcma_netdev_flush - wait until every queued ADDR_CHANGE was handled
@@ -103,7 +104,7 @@ void xcma_netdev_flush(void)
 {
 	flush_workqueue(netdev_wq);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_netdev_flush, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_netdev_flush);
 
 static int netdev_event(struct notifier_block *nb, unsigned long event,
 			void *ptr)

@@ -7,11 +7,12 @@
 #include <linux/export.h>
 #include <linux/workqueue.h>
 
+#include "export.h"
 #include "ops.h"
 
 #ifdef XCMA_OPS_SEAM
 const struct xcma_ops xcma_kernel_ops = XCMA_KERNEL_OPS_INIT;
-EXPORT_SYMBOL_NS_GPL(xcma_kernel_ops, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_kernel_ops);
 
 const struct xcma_ops *xcma_ops = &xcma_kernel_ops;
 
@@ -31,5 +32,5 @@ const struct xcma_ops *xcma_ops_set(const struct xcma_ops *ops)
 	WRITE_ONCE(xcma_ops, ops ? ops : &xcma_kernel_ops);
 	return old;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_ops_set, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_ops_set);
 #endif

@@ -39,6 +39,7 @@
 #include <rdma/ib.h>
 #include <rdma/rdma_cm.h>
 
+#include "export.h"
 #include "addr.h"
 #include "port.h"
 
@@ -263,7 +264,7 @@ void xcma_port_binding_init(struct xcma_port_binding *b, struct net *net,
 	b->reuseaddr = false;
 	b->afonly = false;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_binding_init, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_binding_init);
 
 /**
  * xcma_port_default_afonly() - afonly of an id that did not set it
@@ -285,7 +286,7 @@ bool xcma_port_default_afonly(struct net *net, sa_family_t family)
 #endif
 	return false;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_default_afonly, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_default_afonly);
 
 /*
  * The port space of an AF_IB address: the one its service ID names, as
@@ -376,7 +377,7 @@ int xcma_port_bind(struct xcma_port_binding *b, enum rdma_ucm_port_space ps)
 	mutex_unlock(&port_lock);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_bind, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_bind);
 
 /**
  * xcma_port_listen() - the bound id is about to listen
@@ -405,7 +406,7 @@ int xcma_port_listen(struct xcma_port_binding *b)
 	mutex_unlock(&port_lock);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_listen, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_listen);
 
 /**
  * xcma_port_unbind() - give the port up
@@ -433,7 +434,7 @@ void xcma_port_unbind(struct xcma_port_binding *b)
 	}
 	mutex_unlock(&port_lock);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_unbind, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_unbind);
 
 /**
  * xcma_port_share() - join the port of another binding, outside the rules
@@ -451,7 +452,7 @@ void xcma_port_share(struct xcma_port_binding *b,
 	attach(owner->entry, b);
 	mutex_unlock(&port_lock);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_share, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_share);
 
 /**
  * xcma_port_find() - a binding on a port that the caller accepts
@@ -490,7 +491,7 @@ xcma_port_find(struct net *net, enum rdma_ucm_port_space ps, u16 port,
 	mutex_unlock(&port_lock);
 	return found;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_find, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_find);
 
 /**
  * xcma_port_is_bound() - does the id hold a port
@@ -502,7 +503,7 @@ bool xcma_port_is_bound(const struct xcma_port_binding *b)
 {
 	return b->entry;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_is_bound, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_is_bound);
 
 /**
  * xcma_port_set_reuseaddr() - change reuseaddr, bound or not
@@ -517,7 +518,7 @@ void xcma_port_set_reuseaddr(struct xcma_port_binding *b, bool reuseaddr)
 	b->reuseaddr = reuseaddr;
 	mutex_unlock(&port_lock);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_set_reuseaddr, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_set_reuseaddr);
 
 /**
  * xcma_port_set_afonly() - change afonly, bound or not
@@ -532,7 +533,7 @@ void xcma_port_set_afonly(struct xcma_port_binding *b, bool afonly)
 	b->afonly = afonly;
 	mutex_unlock(&port_lock);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_set_afonly, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_set_afonly);
 
 static int set_addr(struct xcma_port_binding *b, struct sockaddr_storage *to,
 		    const struct sockaddr *addr, bool keep_port)
@@ -564,7 +565,7 @@ int xcma_port_set_src(struct xcma_port_binding *b, const struct sockaddr *addr)
 {
 	return set_addr(b, b->src, addr, true);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_set_src, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_set_src);
 
 /**
  * xcma_port_set_dst() - update the destination address of a bound id
@@ -578,7 +579,7 @@ int xcma_port_set_dst(struct xcma_port_binding *b, const struct sockaddr *addr)
 {
 	return set_addr(b, b->dst, addr, false);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_set_dst, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_set_dst);
 
 /**
  * xcma_port_owners() - how many ids hold a port
@@ -606,7 +607,7 @@ unsigned int xcma_port_owners(struct net *net, enum rdma_ucm_port_space ps,
 	mutex_unlock(&port_lock);
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_port_owners, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_owners);
 
 /**
  * xcma_port_exit() - module unload

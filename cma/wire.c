@@ -21,6 +21,7 @@
 #include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 
+#include "export.h"
 #include "addr.h"
 #include "wire.h"
 
@@ -34,7 +35,7 @@ size_t xcma_wire_hdr_len(sa_family_t family)
 {
 	return family == AF_IB ? 0 : XCMA_WIRE_HDR_LEN;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_hdr_len, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_hdr_len);
 
 /**
  * xcma_wire_hdr_encode() - write the header of an outgoing REQ/SIDR REQ
@@ -73,7 +74,7 @@ int xcma_wire_hdr_encode(void *buf, size_t len, const struct sockaddr *src,
 	hdr->port = xcma_addr_get_port(src);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_hdr_encode, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_hdr_encode);
 
 static void fill_ip(struct sockaddr_storage *ss, unsigned int ip_ver,
 		    const union xcma_wire_ip *ip, __be16 port)
@@ -129,7 +130,7 @@ int xcma_wire_hdr_decode(const void *buf, size_t len, __be64 service_id,
 		fill_ip(remote, ip_ver, &hdr->src, hdr->port);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_hdr_decode, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_hdr_decode);
 
 /**
  * xcma_wire_hdr_match() - may this listener take the REQ
@@ -168,7 +169,7 @@ bool xcma_wire_hdr_match(const struct xcma_wire_hdr *hdr,
 		return false;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_hdr_match, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_hdr_match);
 
 static int area_size(enum xcma_wire_msg msg)
 {
@@ -220,7 +221,7 @@ int xcma_wire_max_private_data(enum xcma_wire_msg msg, sa_family_t family)
 		return size;
 	return size - xcma_wire_hdr_len(family);
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_max_private_data, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_max_private_data);
 
 /**
  * xcma_wire_check_private_data() - would the in-tree CM send this
@@ -256,7 +257,7 @@ int xcma_wire_check_private_data(enum xcma_wire_msg msg, sa_family_t family,
 		return -EINVAL;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_check_private_data, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_check_private_data);
 
 /**
  * xcma_wire_service_id() - the IB service ID of a port
@@ -272,7 +273,7 @@ __be64 xcma_wire_service_id(enum rdma_ucm_port_space ps, __be16 port)
 {
 	return cpu_to_be64(((u64)ps << 16) + be16_to_cpu(port));
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_service_id, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_service_id);
 
 /**
  * xcma_wire_addr_service_id() - the service ID to listen on or connect to
@@ -290,7 +291,7 @@ __be64 xcma_wire_addr_service_id(enum rdma_ucm_port_space ps,
 		return ((const struct sockaddr_ib *)addr)->sib_sid;
 	return xcma_wire_service_id(ps, xcma_addr_get_port(addr));
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_addr_service_id, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_addr_service_id);
 
 /**
  * xcma_wire_service_id_ps() - the port space a service ID names
@@ -302,7 +303,7 @@ enum rdma_ucm_port_space xcma_wire_service_id_ps(__be64 service_id)
 {
 	return (be64_to_cpu(service_id) >> 16) & 0xffff;
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_service_id_ps, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_service_id_ps);
 
 /**
  * xcma_wire_service_id_port() - the port a service ID names
@@ -314,4 +315,4 @@ __be16 xcma_wire_service_id_port(__be64 service_id)
 {
 	return htons((u16)be64_to_cpu(service_id));
 }
-EXPORT_SYMBOL_NS_GPL(xcma_wire_service_id_port, XCMA_INTERNAL);
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_wire_service_id_port);

@@ -658,6 +658,13 @@ one_layer() {
 			# built, never run here: make bench runs it
 			run "build/$k-bench" scripts/build-module.sh $k sbs bench
 			symvers $k
+			# the production module exports the 35 API symbols
+			# and nothing else (cma/export.h)
+			kdir=$(scripts/kernels.sh $k | sed -n 's/^KDIR=//p')
+			run "exports/$k-dropin" scripts/exports.sh \
+				build/mod/$k/Module.symvers "$kdir/Module.symvers"
+			run "exports/$k-side-by-side" scripts/exports.sh \
+				build/mod/$k-sbs/Module.symvers "$kdir/Module.symvers" sbs
 		done
 		;;
 	style)
@@ -699,6 +706,15 @@ one_layer() {
 	kunit-build)
 		# the example consumer builds against the debug kernel too
 		run build/kunit-examples scripts/build-module.sh kunit dropin examples
+		# the exports check's control: the test build exports the
+		# internals the KUnit module calls, and exports.sh says so
+		kdir=$(scripts/kernels.sh kunit | sed -n 's/^KDIR=//p')
+		if scripts/exports.sh build/mod/kunit/Module.symvers "$kdir/Module.symvers" >build/logs/exports-kunit.log ||
+			! grep -q '^extra: xcma_fsm_id_destroy$' build/logs/exports-kunit.log; then
+			record FAIL exports/test-build-is-caught
+		else
+			record PASS exports/test-build-is-caught
+		fi
 		# (build/mod/kunit is only read from here on: both lanes'
 		# builds of it are no-ops)
 		has_layer user && user_programs
