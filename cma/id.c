@@ -288,6 +288,7 @@ static void id_free(struct xcma_life_id *life)
 
 	/* the library's cancel took it out of the index */
 	WARN_ON_ONCE(xcma_neigh_watched(xid));
+	xcma_neigh_id_free(xid);
 	/* an id never attached still holds its process (no-op otherwise) */
 	rdma_restrack_del(&xid->res);
 	kunit_untrack(xid);
@@ -353,9 +354,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xid->id.ps = ps;
 	xid->id.qp_type = qp_type;
 	xid->id.route.addr.dev_addr.net = get_net(net);
-	xcma_port_binding_init(&xid->bind, net,
-			       &xid->id.route.addr.src_addr,
-			       &xid->id.route.addr.dst_addr);
+	xcma_port_binding_init(&xid->bind, &xid->id.route.addr);
 	mutex_init(&xid->qp_mutex);
 	xcma_resolve_work_init(xid);
 	xcma_neigh_id_init(xid);

@@ -81,9 +81,12 @@ struct xcma_sa_route;
  *	or the peer's (its SIDR REP), taken only while 0 or equal (cmpxchg);
  *	rdma_init_qp_attr() writes the port space's default over it, as
  *	in-tree (see ud.c)
- * @neigh: the id's entry in the index of ids by neighbour (see neigh.h;
- *	protected by neigh.c's index lock); its UNREACHABLE work item is
- *	@id.net_work, the field the in-tree CM keeps for it
+ * @neigh: the id's entry in the index of ids by neighbour (see neigh.h),
+ *	allocated by its first RoCE route resolution and freed with the id;
+ *	its UNREACHABLE work item is @id.net_work, the field the in-tree CM
+ *	keeps for it
+ * @neigh_closed: the id left that index for good (destroy or device
+ *	removal) and never enters it again (neigh.c's index lock)
  * @iw_id: the iw_cm connection of an id on an iWARP port, kept as @cm_id
  *	is (see iw.c)
  * @iw_listen_id: the iw_cm listen of a listener on an iWARP device
@@ -104,6 +107,8 @@ struct xcma_id {
 			struct rdma_cm_id id;
 			/* no lock up to the in-tree state: same size everywhere */
 			struct xcma_port_binding bind;
+			struct xcma_neigh_entry *neigh;
+			struct xcma_sa_route *sa;
 			struct ib_cm_id *cm_id;
 			struct ib_cm_id *listen_cm_id;
 			u32 num;
@@ -118,6 +123,7 @@ struct xcma_id {
 			bool afonly_set;
 			bool used_resolve_ip;
 			u8 work_event;
+			bool neigh_closed;
 			int backlog;
 			/* its fsm.state is the in-tree state */
 			struct xcma_life_id life;
@@ -141,8 +147,6 @@ struct xcma_id {
 	};
 	struct work_struct work;
 	struct mutex qp_mutex; /* see above */
-	struct xcma_neigh_entry neigh;
-	struct xcma_sa_route *sa;
 #if IS_ENABLED(CONFIG_KUNIT)
 	/* on kunit_ids if a consumer created it (protected by kunit_ids_lock) */
 	struct list_head kunit_node;

@@ -21,6 +21,7 @@
 #include <linux/export.h>
 #include <linux/in6.h>
 #include <linux/netdevice.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/neighbour.h>
@@ -35,7 +36,7 @@
 /* not ordered: a callback that blocks holds up no other id's event */
 static struct workqueue_struct *neigh_wq;
 
-/* protects the index and every id's struct xcma_neigh_entry */
+/* protects the index, every entry's node and every id's neigh_closed */
 static DEFINE_SPINLOCK(index_lock);
 static struct rb_root index_root = RB_ROOT;
 
@@ -49,7 +50,7 @@ struct neigh_key {
 
 static struct xcma_id *id_of_node(struct rb_node *node)
 {
-	return rb_entry(node, struct xcma_id, neigh.node);
+	return rb_entry(node, struct xcma_neigh_entry, node)->xid;
 }
 
 static void key_of_id(struct xcma_id *xid, struct neigh_key *k)
@@ -116,13 +117,49 @@ static void neigh_work(struct work_struct *work)
 }
 
 /**
- * xcma_neigh_id_init - prepare an id's entry (at allocation)
+ * xcma_neigh_id_init - prepare an id's UNREACHABLE work (at allocation)
  * @xid: the id
  */
 void xcma_neigh_id_init(struct xcma_id *xid)
 {
-	RB_CLEAR_NODE(&xid->neigh.node);
 	INIT_WORK(&xid->id.net_work, neigh_work);
+}
+
+/**
+ * xcma_neigh_prepare - allocate the id's entry, if it has none yet
+ * @xid: the id, resolving a RoCE route (ROUTE_QUERY); no xcma lock held
+ *
+ * On failure the caller undoes its transition. The entry is set once and
+ * kept until the id is freed, so a device removal's xcma_neigh_unwatch()
+ * that runs meanwhile reads NULL or the entry.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xcma_neigh_prepare(struct xcma_id *xid)
+{
+	struct xcma_neigh_entry *e;
+
+	if (READ_ONCE(xid->neigh))
+		return 0;
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	RB_CLEAR_NODE(&e->node);
+	e->xid = xid;
+	/* the index lock's release publishes it to the index's readers */
+	if (cmpxchg(&xid->neigh, NULL, e))
+		kfree(e);
+	return 0;
+}
+
+/**
+ * xcma_neigh_id_free - free the id's entry (the id is freed)
+ * @xid: the id, out of the index (xcma_neigh_unwatch() ran)
+ */
+void xcma_neigh_id_free(struct xcma_id *xid)
+{
+	kfree(xid->neigh);
+	xid->neigh = NULL;
 }
 
 /**
@@ -133,13 +170,17 @@ void xcma_neigh_id_init(struct xcma_id *xid)
  */
 void xcma_neigh_watch(struct xcma_id *xid)
 {
+	struct xcma_neigh_entry *e = xid->neigh;
 	struct rb_node **link = &index_root.rb_node, *parent = NULL;
 	struct neigh_key k;
 	unsigned long flags;
 
+	/* xcma_neigh_prepare() succeeded for this resolution */
+	if (WARN_ON_ONCE(!e))
+		return;
 	key_of_id(xid, &k);
 	spin_lock_irqsave(&index_lock, flags);
-	if (xid->neigh.closed || !RB_EMPTY_NODE(&xid->neigh.node))
+	if (xid->neigh_closed || !RB_EMPTY_NODE(&e->node))
 		goto out;
 	while (*link) {
 		parent = *link;
@@ -149,12 +190,22 @@ void xcma_neigh_watch(struct xcma_id *xid)
 		else
 			link = &parent->rb_right;
 	}
-	rb_link_node(&xid->neigh.node, parent, link);
-	rb_insert_color(&xid->neigh.node, &index_root);
+	rb_link_node(&e->node, parent, link);
+	rb_insert_color(&e->node, &index_root);
 out:
 	spin_unlock_irqrestore(&index_lock, flags);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_watch);
+
+/* the id's entry if it is in the index, else NULL */
+static struct xcma_neigh_entry *filed_entry(struct xcma_id *xid)
+{
+	/* NULL, or set for good by a racing xcma_neigh_prepare() */
+	struct xcma_neigh_entry *e = READ_ONCE(xid->neigh);
+
+	lockdep_assert_held(&index_lock);
+	return e && !RB_EMPTY_NODE(&e->node) ? e : NULL;
+}
 
 /**
  * xcma_neigh_unwatch - the id leaves the index for good
@@ -168,19 +219,19 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_watch);
  */
 void xcma_neigh_unwatch(struct xcma_id *xid)
 {
+	struct xcma_neigh_entry *e;
 	unsigned long flags;
-	bool filed;
 
 	spin_lock_irqsave(&index_lock, flags);
-	xid->neigh.closed = true;
-	filed = !RB_EMPTY_NODE(&xid->neigh.node);
-	if (filed) {
-		rb_erase(&xid->neigh.node, &index_root);
-		RB_CLEAR_NODE(&xid->neigh.node);
+	xid->neigh_closed = true;
+	e = filed_entry(xid);
+	if (e) {
+		rb_erase(&e->node, &index_root);
+		RB_CLEAR_NODE(&e->node);
 	}
 	spin_unlock_irqrestore(&index_lock, flags);
 	/* only a filed id can have had its work queued */
-	if (filed && cancel_work(&xid->id.net_work))
+	if (e && cancel_work(&xid->id.net_work))
 		xcma_fsm_id_put(&xid->life.fsm);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_unwatch);
@@ -197,7 +248,7 @@ bool xcma_neigh_watched(struct xcma_id *xid)
 	bool filed;
 
 	spin_lock_irqsave(&index_lock, flags);
-	filed = !RB_EMPTY_NODE(&xid->neigh.node);
+	filed = filed_entry(xid);
 	spin_unlock_irqrestore(&index_lock, flags);
 	return filed;
 }

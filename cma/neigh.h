@@ -11,18 +11,22 @@ struct xcma_id;
 
 /**
  * struct xcma_neigh_entry - an id's place in the index of ids by neighbour
- * @node: in the index while RB_EMPTY_NODE() is false
- * @closed: the id left the index for good (destroy or device removal);
- *	it never enters again
+ * @node: in the index while RB_EMPTY_NODE() is false (protected by
+ *	neigh.c's index lock)
+ * @xid: the id, constant
  *
- * Both are protected by neigh.c's index lock.
+ * Allocated by the id's first RoCE route resolution
+ * (xcma_neigh_prepare()), freed with the id: an id that never resolves a
+ * RoCE route carries only the pointer.
  */
 struct xcma_neigh_entry {
 	struct rb_node node;
-	bool closed;
+	struct xcma_id *xid;
 };
 
 void xcma_neigh_id_init(struct xcma_id *xid);
+int xcma_neigh_prepare(struct xcma_id *xid);
+void xcma_neigh_id_free(struct xcma_id *xid);
 void xcma_neigh_watch(struct xcma_id *xid);
 void xcma_neigh_unwatch(struct xcma_id *xid);
 bool xcma_neigh_watched(struct xcma_id *xid);

@@ -46,18 +46,23 @@
 /**
  * struct xcma_port_entry - a port in use
  * @hash: entry in port_table (protected by port_lock)
- * @owners: the bindings that hold the port (protected by port_lock)
- * @net: namespace of the port, constant; kept alive by the owners' ids
+ * @owners: the bindings that hold the port, never empty while the entry
+ *	is in port_table (protected by port_lock); the port's namespace is
+ *	theirs (entry_net())
  * @ps: port space, constant
  * @port: host byte order, constant
+ *
+ * 32 bytes (kmalloc-32): every bound id has one of its own unless it
+ * shares a port.
  */
 struct xcma_port_entry {
 	struct hlist_node hash;
 	struct hlist_head owners;
-	struct net *net;
 	enum rdma_ucm_port_space ps;
 	u16 port;
 };
+
+static_assert(sizeof(struct xcma_port_entry) <= 32);
 
 #define PORT_TABLE_BITS 10
 
@@ -76,6 +81,30 @@ static u32 port_key(const struct net *net, enum rdma_ucm_port_space ps,
 	return hash_ptr(net, 32) ^ ((u32)ps << 16 | port);
 }
 
+static struct sockaddr *src_of(const struct xcma_port_binding *b)
+{
+	return (struct sockaddr *)&b->addr->src_addr;
+}
+
+static struct sockaddr *dst_of(const struct xcma_port_binding *b)
+{
+	return (struct sockaddr *)&b->addr->dst_addr;
+}
+
+static struct net *net_of(const struct xcma_port_binding *b)
+{
+	return b->addr->dev_addr.net;
+}
+
+/* the namespace of a port in use: that of any owner, all share it */
+static struct net *entry_net(struct xcma_port_entry *e)
+{
+	lockdep_assert_held(&port_lock);
+
+	return net_of(hlist_entry(e->owners.first, struct xcma_port_binding,
+				  node));
+}
+
 static struct xcma_port_entry *find_entry(struct net *net,
 					  enum rdma_ucm_port_space ps, u16 port)
 {
@@ -84,19 +113,9 @@ static struct xcma_port_entry *find_entry(struct net *net,
 	lockdep_assert_held(&port_lock);
 
 	hash_for_each_possible(port_table, e, hash, port_key(net, ps, port))
-		if (e->net == net && e->ps == ps && e->port == port)
+		if (e->ps == ps && e->port == port && entry_net(e) == net)
 			return e;
 	return NULL;
-}
-
-static struct sockaddr *src_of(const struct xcma_port_binding *b)
-{
-	return (struct sockaddr *)b->src;
-}
-
-static struct sockaddr *dst_of(const struct xcma_port_binding *b)
-{
-	return (struct sockaddr *)b->dst;
 }
 
 /* The port is written into the id's address only once the id holds it. */
@@ -120,11 +139,11 @@ static int attach_new(struct xcma_port_binding *b, enum rdma_ucm_port_space ps,
 	if (!e)
 		return -ENOMEM;
 	INIT_HLIST_HEAD(&e->owners);
-	e->net = b->net;
 	e->ps = ps;
 	e->port = port;
-	hash_add(port_table, &e->hash, port_key(e->net, ps, port));
+	/* owned before it is found: entry_net() reads the first owner */
 	attach(e, b);
+	hash_add(port_table, &e->hash, port_key(net_of(b), ps, port));
 	return 0;
 }
 
@@ -202,13 +221,13 @@ static int bind_any_port(struct xcma_port_binding *b,
 
 	lockdep_assert_held(&port_lock);
 
-	inet_get_local_port_range(b->net, &low, &high);
+	inet_get_local_port_range(net_of(b), &low, &high);
 	remaining = high - low + 1;
 	rover = get_random_u32_inclusive(low, high);
 	for (; remaining > 0; remaining--, rover = rover < high ? rover + 1 : low) {
 		if (rover == last_used_port)
 			continue;
-		e = find_entry(b->net, ps, rover);
+		e = find_entry(net_of(b), ps, rover);
 		if (!e) {
 			ret = attach_new(b, ps, rover);
 		} else {
@@ -235,7 +254,7 @@ static int bind_port(struct xcma_port_binding *b, enum rdma_ucm_port_space ps)
 	if (port < PROT_SOCK && !capable(CAP_NET_BIND_SERVICE))
 		return -EACCES;
 
-	e = find_entry(b->net, ps, port);
+	e = find_entry(net_of(b), ps, port);
 	if (!e)
 		return attach_new(b, ps, port);
 	ret = check_port(e, b, b->reuseaddr);
@@ -247,20 +266,17 @@ static int bind_port(struct xcma_port_binding *b, enum rdma_ucm_port_space ps)
 /**
  * xcma_port_binding_init() - prepare an id's binding, unbound
  * @b: the binding, embedded in the id
- * @net: the id's namespace
- * @src: the id's source address, where the bound port will be written
- * @dst: the id's destination address (ephemeral ports may be shared
- *	between ids that go to different destinations)
+ * @addr: the id's addresses: its source, where the bound port will be
+ *	written; its destination (ephemeral ports may be shared between ids
+ *	that go to different destinations); its namespace, dev_addr.net,
+ *	already set
  */
-void xcma_port_binding_init(struct xcma_port_binding *b, struct net *net,
-			    struct sockaddr_storage *src,
-			    struct sockaddr_storage *dst)
+void xcma_port_binding_init(struct xcma_port_binding *b,
+			    struct rdma_addr *addr)
 {
 	INIT_HLIST_NODE(&b->node);
 	b->entry = NULL;
-	b->src = src;
-	b->dst = dst;
-	b->net = net;
+	b->addr = addr;
 	b->reuseaddr = false;
 	b->afonly = false;
 }
@@ -563,7 +579,7 @@ static int set_addr(struct xcma_port_binding *b, struct sockaddr_storage *to,
  */
 int xcma_port_set_src(struct xcma_port_binding *b, const struct sockaddr *addr)
 {
-	return set_addr(b, b->src, addr, true);
+	return set_addr(b, &b->addr->src_addr, addr, true);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_set_src);
 
@@ -577,7 +593,7 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_set_src);
  */
 int xcma_port_set_dst(struct xcma_port_binding *b, const struct sockaddr *addr)
 {
-	return set_addr(b, b->dst, addr, false);
+	return set_addr(b, &b->addr->dst_addr, addr, false);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_port_set_dst);
 

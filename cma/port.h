@@ -12,6 +12,7 @@
 #include <uapi/rdma/rdma_user_cm.h>
 
 struct net;
+struct rdma_addr;
 struct xcma_port_entry;
 
 /**
@@ -19,11 +20,12 @@ struct xcma_port_entry;
  * @node: entry in the port's list of owners (protected by the port lock)
  * @entry: the port held, NULL while unbound. Written under the port lock by
  *	the owner's own bind and unbind, so the owner may read it unlocked.
- * @src: the id's source address. The pointer is constant. Once bound the
- *	address is read by other ids' binds under the port lock: change it
- *	then only with xcma_port_set_src().
- * @dst: the id's destination address, same rules, xcma_port_set_dst().
- * @net: the id's network namespace, constant; the id holds a reference.
+ * @addr: the id's addresses, the pointer constant: @addr->src_addr, where
+ *	the bound port is written (once bound it is read by other ids'
+ *	binds under the port lock: change it then only with
+ *	xcma_port_set_src()); @addr->dst_addr, same rules,
+ *	xcma_port_set_dst(); @addr->dev_addr.net, the id's network namespace,
+ *	constant, which the id holds a reference on.
  * @reuseaddr: rdma_set_reuseaddr(); protected by the port lock once bound
  *	(xcma_port_set_reuseaddr()), cleared by xcma_port_listen().
  * @afonly: rdma_set_afonly() or xcma_port_default_afonly(); protected by
@@ -38,17 +40,14 @@ struct xcma_port_entry;
 struct xcma_port_binding {
 	struct hlist_node node;
 	struct xcma_port_entry *entry;
-	struct sockaddr_storage *src;
-	struct sockaddr_storage *dst;
-	struct net *net;
+	struct rdma_addr *addr;
 	bool reuseaddr;
 	bool afonly;
 	bool shared;
 };
 
-void xcma_port_binding_init(struct xcma_port_binding *b, struct net *net,
-			    struct sockaddr_storage *src,
-			    struct sockaddr_storage *dst);
+void xcma_port_binding_init(struct xcma_port_binding *b,
+			    struct rdma_addr *addr);
 bool xcma_port_default_afonly(struct net *net, sa_family_t family);
 int xcma_port_bind(struct xcma_port_binding *b, enum rdma_ucm_port_space ps);
 int xcma_port_listen(struct xcma_port_binding *b);

@@ -567,7 +567,9 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 		ret = 0;
 		break;
 	case XCMA_TRANSPORT_ROCE:
-		ret = iboe_route(xid);
+		ret = xcma_neigh_prepare(xid);
+		if (!ret)
+			ret = iboe_route(xid);
 		break;
 	case XCMA_TRANSPORT_IB:
 		/* the query holds the event reference; its answer delivers */

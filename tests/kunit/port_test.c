@@ -25,8 +25,7 @@
 #define PORT 7000
 
 struct test_id {
-	struct sockaddr_storage src;
-	struct sockaddr_storage dst;
+	struct rdma_addr addr;
 	struct xcma_port_binding b;
 };
 
@@ -44,12 +43,13 @@ static struct test_id *new_id_in(struct kunit *test, struct net *net,
 
 	id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, id);
-	sockaddr_from_str(test, &id->src, src, port);
+	sockaddr_from_str(test, &id->addr.src_addr, src, port);
 	if (dst)
-		sockaddr_from_str(test, &id->dst, dst, dst_port);
+		sockaddr_from_str(test, &id->addr.dst_addr, dst, dst_port);
 	else
-		id->dst.ss_family = id->src.ss_family;
-	xcma_port_binding_init(&id->b, net, &id->src, &id->dst);
+		id->addr.dst_addr.ss_family = id->addr.src_addr.ss_family;
+	id->addr.dev_addr.net = net;
+	xcma_port_binding_init(&id->b, &id->addr);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unbind_action,
 							&id->b), 0);
 	return id;
@@ -63,7 +63,7 @@ static struct test_id *new_id(struct kunit *test, const char *src, u16 port,
 
 static u16 port_of(const struct test_id *id)
 {
-	return ntohs(((const struct sockaddr_in *)&id->src)->sin_port);
+	return ntohs(((const struct sockaddr_in *)&id->addr.src_addr)->sin_port);
 }
 
 /* ip_local_port_range of init_net, through its sysctl */
@@ -406,7 +406,7 @@ static void port_ib_space(struct kunit *test)
 {
 	const struct ib_ps_case *c = test->param_value;
 	struct test_id *id = new_id(test, "ib:fe80::1", 0, NULL, 0);
-	struct sockaddr_ib *sib = (struct sockaddr_ib *)&id->src;
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)&id->addr.src_addr;
 	struct sockaddr_ib before;
 	u16 port;
 
@@ -505,7 +505,7 @@ static void port_ephemeral_skips_last_used(struct kunit *test)
 
 	set_port_range(test, 61100, 61101);
 	for (i = 0; i < 16; i++) {
-		xcma_addr_set_port((struct sockaddr *)&id->src, 0);
+		xcma_addr_set_port((struct sockaddr *)&id->addr.src_addr, 0);
 		KUNIT_ASSERT_EQ(test, xcma_port_bind(&id->b, RDMA_PS_TCP), 0);
 		KUNIT_ASSERT_NE_MSG(test, port_of(id), prev, "round %d", i);
 		prev = port_of(id);
@@ -656,8 +656,8 @@ static void port_set_src_keeps_port(struct kunit *test)
 			-EAFNOSUPPORT);
 	KUNIT_EXPECT_EQ(test, xcma_port_set_dst(&a->b, (struct sockaddr *)&resolved),
 			-EAFNOSUPPORT);
-	KUNIT_EXPECT_EQ(test, a->src.ss_family, AF_INET);
-	KUNIT_EXPECT_EQ(test, a->dst.ss_family, AF_INET);
+	KUNIT_EXPECT_EQ(test, a->addr.src_addr.ss_family, AF_INET);
+	KUNIT_EXPECT_EQ(test, a->addr.dst_addr.ss_family, AF_INET);
 }
 
 /* rdma_set_afonly() and rdma_set_reuseaddr() on a bound id */
