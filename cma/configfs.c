@@ -62,7 +62,7 @@ static int get_mode(struct xcma_device *dev, void *arg)
 {
 	struct port_access *a = arg;
 
-	a->value = xcma_defaults_gid_type(dev, a->port);
+	a->value = xcma_defaults_gid_type(dev->defaults, a->port);
 	return a->value < 0 ? a->value : 0;
 }
 
@@ -70,14 +70,14 @@ static int set_mode(struct xcma_device *dev, void *arg)
 {
 	struct port_access *a = arg;
 
-	return xcma_defaults_set_gid_type(dev, a->port, a->value);
+	return xcma_defaults_set_gid_type(dev->defaults, a->port, a->value);
 }
 
 static int get_tos(struct xcma_device *dev, void *arg)
 {
 	struct port_access *a = arg;
 
-	a->value = xcma_defaults_tos(dev, a->port);
+	a->value = xcma_defaults_tos(dev->defaults, a->port);
 	return a->value < 0 ? a->value : 0;
 }
 
@@ -85,7 +85,7 @@ static int set_tos(struct xcma_device *dev, void *arg)
 {
 	struct port_access *a = arg;
 
-	return xcma_defaults_set_tos(dev, a->port, a->value);
+	return xcma_defaults_set_tos(dev->defaults, a->port, a->value);
 }
 
 static ssize_t default_roce_mode_show(struct config_item *item, char *buf)

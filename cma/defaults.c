@@ -6,13 +6,13 @@
  * meaning RoCE v1 on a RoCE port. They go with the device: a device added
  * again starts from the defaults.
  */
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
 #include "export.h"
 #include "defaults.h"
-#include "device.h"
 
 /* the GID types a port can resolve with (ib_core's own rule) */
 static unsigned long gid_types(struct ib_device *ibdev, u32 port)
@@ -28,19 +28,26 @@ static unsigned long gid_types(struct ib_device *ibdev, u32 port)
 	return mask;
 }
 
-int xcma_defaults_init(struct xcma_device *dev)
+/**
+ * xcma_defaults_alloc - the defaults of a device that is being added
+ * @ibdev: the device
+ *
+ * Return: its defaults, one per port, or NULL for want of memory.
+ */
+struct xcma_defaults *xcma_defaults_alloc(struct ib_device *ibdev)
 {
-	struct ib_device *ibdev = dev->ibdev;
+	struct xcma_defaults *defs;
 	unsigned long mask;
 	u32 port;
 
-	dev->defaults = kcalloc(ibdev->phys_port_cnt, sizeof(*dev->defaults),
-				GFP_KERNEL);
-	if (!dev->defaults)
-		return -ENOMEM;
+	defs = kzalloc(struct_size(defs, port, ibdev->phys_port_cnt),
+		       GFP_KERNEL);
+	if (!defs)
+		return NULL;
+	defs->ibdev = ibdev;
 	rdma_for_each_port(ibdev, port) {
 		struct xcma_port_defaults *d =
-			&dev->defaults[port - rdma_start_port(ibdev)];
+			&defs->port[port - rdma_start_port(ibdev)];
 
 		mask = gid_types(ibdev, port);
 		if (mask & BIT(IB_GID_TYPE_ROCE_UDP_ENCAP))
@@ -48,33 +55,36 @@ int xcma_defaults_init(struct xcma_device *dev)
 		else
 			d->gid_type = mask ? __ffs(mask) : IB_GID_TYPE_IB;
 	}
-	return 0;
+	return defs;
 }
 
-void xcma_defaults_free(struct xcma_device *dev)
+/**
+ * xcma_defaults_free - free them with the device
+ * @defs: from xcma_defaults_alloc(), or NULL
+ */
+void xcma_defaults_free(struct xcma_defaults *defs)
 {
-	kfree(dev->defaults);
-	dev->defaults = NULL;
+	kfree(defs);
 }
 
-static struct xcma_port_defaults *port_defaults(struct xcma_device *dev,
+static struct xcma_port_defaults *port_defaults(struct xcma_defaults *defs,
 						u32 port)
 {
-	if (!rdma_is_port_valid(dev->ibdev, port))
+	if (!rdma_is_port_valid(defs->ibdev, port))
 		return NULL;
-	return &dev->defaults[port - rdma_start_port(dev->ibdev)];
+	return &defs->port[port - rdma_start_port(defs->ibdev)];
 }
 
 /**
  * xcma_defaults_gid_type - the GID type new ids on @port resolve with
- * @dev: the device
+ * @defs: the device's defaults
  * @port: its port
  *
  * Return: enum ib_gid_type, or -EINVAL for a port the device lacks.
  */
-int xcma_defaults_gid_type(struct xcma_device *dev, u32 port)
+int xcma_defaults_gid_type(struct xcma_defaults *defs, u32 port)
 {
-	struct xcma_port_defaults *d = port_defaults(dev, port);
+	struct xcma_port_defaults *d = port_defaults(defs, port);
 
 	return d ? READ_ONCE(d->gid_type) : -EINVAL;
 }
@@ -82,24 +92,24 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_gid_type);
 
 /**
  * xcma_defaults_set_gid_type - change it
- * @dev: the device
+ * @defs: the device's defaults
  * @port: its port
  * @gid_type: enum ib_gid_type; IB on a RoCE v1 port means RoCE v1
  *
  * Return: 0; -EINVAL for a port the device lacks or a type it does not
  * support.
  */
-int xcma_defaults_set_gid_type(struct xcma_device *dev, u32 port,
+int xcma_defaults_set_gid_type(struct xcma_defaults *defs, u32 port,
 			       int gid_type)
 {
-	struct xcma_port_defaults *d = port_defaults(dev, port);
+	struct xcma_port_defaults *d = port_defaults(defs, port);
 
 	if (!d || gid_type < 0 || gid_type >= BITS_PER_LONG)
 		return -EINVAL;
 	if (gid_type == IB_GID_TYPE_IB &&
-	    rdma_protocol_roce_eth_encap(dev->ibdev, port))
+	    rdma_protocol_roce_eth_encap(defs->ibdev, port))
 		gid_type = IB_GID_TYPE_ROCE;
-	if (!(gid_types(dev->ibdev, port) & BIT(gid_type)))
+	if (!(gid_types(defs->ibdev, port) & BIT(gid_type)))
 		return -EINVAL;
 	WRITE_ONCE(d->gid_type, gid_type);
 	return 0;
@@ -108,14 +118,14 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_set_gid_type);
 
 /**
  * xcma_defaults_tos - the TOS of routes whose user set none
- * @dev: the device
+ * @defs: the device's defaults
  * @port: its port
  *
  * Return: the TOS, or -EINVAL for a port the device lacks.
  */
-int xcma_defaults_tos(struct xcma_device *dev, u32 port)
+int xcma_defaults_tos(struct xcma_defaults *defs, u32 port)
 {
-	struct xcma_port_defaults *d = port_defaults(dev, port);
+	struct xcma_port_defaults *d = port_defaults(defs, port);
 
 	return d ? READ_ONCE(d->tos) : -EINVAL;
 }
@@ -123,15 +133,15 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_defaults_tos);
 
 /**
  * xcma_defaults_set_tos - change it
- * @dev: the device
+ * @defs: the device's defaults
  * @port: its port
  * @tos: any value
  *
  * Return: 0, or -EINVAL for a port the device lacks.
  */
-int xcma_defaults_set_tos(struct xcma_device *dev, u32 port, u8 tos)
+int xcma_defaults_set_tos(struct xcma_defaults *defs, u32 port, u8 tos)
 {
-	struct xcma_port_defaults *d = port_defaults(dev, port);
+	struct xcma_port_defaults *d = port_defaults(defs, port);
 
 	if (!d)
 		return -EINVAL;

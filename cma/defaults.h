@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-struct xcma_device;
+struct ib_device;
 
 /**
  * struct xcma_port_defaults - one port's defaults
@@ -21,13 +21,23 @@ struct xcma_port_defaults {
 	u8 tos;
 };
 
-int xcma_defaults_init(struct xcma_device *dev);
-void xcma_defaults_free(struct xcma_device *dev);
-int xcma_defaults_gid_type(struct xcma_device *dev, u32 port);
-int xcma_defaults_set_gid_type(struct xcma_device *dev, u32 port,
+/**
+ * struct xcma_defaults - a device's defaults
+ * @ibdev: the device
+ * @port: one per port, from rdma_start_port()
+ */
+struct xcma_defaults {
+	struct ib_device *ibdev;
+	struct xcma_port_defaults port[];
+};
+
+struct xcma_defaults *xcma_defaults_alloc(struct ib_device *ibdev);
+void xcma_defaults_free(struct xcma_defaults *defs);
+int xcma_defaults_gid_type(struct xcma_defaults *defs, u32 port);
+int xcma_defaults_set_gid_type(struct xcma_defaults *defs, u32 port,
 			       int gid_type);
-int xcma_defaults_tos(struct xcma_device *dev, u32 port);
-int xcma_defaults_set_tos(struct xcma_device *dev, u32 port, u8 tos);
+int xcma_defaults_tos(struct xcma_defaults *defs, u32 port);
+int xcma_defaults_set_tos(struct xcma_defaults *defs, u32 port, u8 tos);
 const char *xcma_defaults_gid_type_str(int gid_type);
 int xcma_defaults_parse_gid_type(const char *buf);
 

@@ -17,11 +17,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "export.h"
-#include "conn.h"
 #include "defaults.h"
 #include "id.h"
 #include "lifecycle.h"
-#include "listen.h"
 #include "ops.h"
 #include "trace.h"
 #include "device.h"
@@ -67,9 +65,11 @@ static int add_one(struct ib_device *ibdev)
 	rdma_for_each_port(ibdev, port)
 		if (xcma_transport(ibdev, port) == XCMA_TRANSPORT_IWARP)
 			xcma_id_mark_callbacks();
-	ret = xcma_defaults_init(dev);
-	if (ret)
+	dev->defaults = xcma_defaults_alloc(ibdev);
+	if (!dev->defaults) {
+		ret = -ENOMEM;
 		goto err_dev;
+	}
 	/* visible to wildcard listeners from here; on error already removed */
 	ret = xcma_life_dev_init(&dev->life);
 	if (ret)
@@ -87,7 +87,7 @@ static int add_one(struct ib_device *ibdev)
 	return 0;
 
 err_defaults:
-	xcma_defaults_free(dev);
+	xcma_defaults_free(dev->defaults);
 err_dev:
 	kfree(dev);
 	return ret;
@@ -103,10 +103,11 @@ static void remove_one(struct ib_device *ibdev, void *client_data)
 	list_del(&dev->list);
 	mutex_unlock(&devices_lock);
 
-	/* Notifies the ids that hold the device and waits until none does. */
+	/*
+	 * Notifies the ids that hold the device, waits until none does and
+	 * finishes what they deferred (owner.c).
+	 */
 	xcma_life_dev_remove(&dev->life);
-	/* and the iw_cm ids they let go of in a callback are destroyed */
-	xcma_conn_flush();
 
 	mutex_lock(&devices_lock);
 	counters.removed++;
@@ -114,7 +115,7 @@ static void remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&devices_lock);
 	pr_info("xcma: %s: removed\n", dev_name(&ibdev->dev));
 	xcma_life_dev_destroy(&dev->life);
-	xcma_defaults_free(dev);
+	xcma_defaults_free(dev->defaults);
 	kfree(dev);
 }
 
@@ -207,7 +208,7 @@ static const struct ib_gid_attr *find_gid(struct xcma_device *dev, u32 port,
 					  const union ib_gid *gid,
 					  struct net_device *ndev)
 {
-	int type = xcma_defaults_gid_type(dev, port);
+	int type = xcma_defaults_gid_type(dev->defaults, port);
 
 	if (type < 0)
 		return ERR_PTR(type);
@@ -287,6 +288,19 @@ static const struct ib_gid_attr *port_gid(struct xcma_device *dev, u32 port,
 	}
 }
 
+/*
+ * The id holds @dev from now on. Return: 0; -ENODEV if @dev is being
+ * removed; -EINVAL if the id is being destroyed or already holds a device.
+ */
+static int attach(struct xcma_id *xid, struct xcma_device *dev)
+{
+	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
+
+	if (!ret)
+		trace_cm_id_attach(xid, dev->ibdev);
+	return ret;
+}
+
 /**
  * xcma_device_acquire - attach an id to the device of its source address
  * @xid: the id; its source address and dev_addr (netdev, namespace) set
@@ -329,7 +343,7 @@ int xcma_device_acquire(struct xcma_id *xid)
 			attr = port_gid(dev, port, da, ndev, &gid);
 			if (IS_ERR(attr))
 				continue;
-			ret = xcma_id_attach(xid, dev);
+			ret = attach(xid, dev);
 			if (ret) {
 				xcma_ops->put_gid_attr(attr);
 				goto out;
@@ -452,7 +466,7 @@ int xcma_device_acquire_loopback(struct xcma_id *xid)
 	if (!ret)
 		ret = xcma_ops->get_cached_pkey(found->ibdev, port, 0, &pkey);
 	if (!ret)
-		ret = xcma_id_attach(xid, found);
+		ret = attach(xid, found);
 	if (!ret) {
 		if (xcma_transport(found->ibdev, port) == XCMA_TRANSPORT_IB)
 			da->dev_type = ARPHRD_INFINIBAND;
@@ -526,7 +540,7 @@ int xcma_device_acquire_ib(struct xcma_id *xid, const union ib_gid *dgid,
 				continue;
 			if (!ib_port_gid(dev->ibdev, port, dgid, sgid))
 				continue;
-			ret = xcma_id_attach(xid, dev);
+			ret = attach(xid, dev);
 			if (ret)
 				goto out;
 			xid->id.device = dev->ibdev;
@@ -542,8 +556,14 @@ out:
 	return ret;
 }
 
-/* Removal of a device has waited a report period for this id: say who. */
-static void report_holder(struct xcma_life_dev *life, struct xcma_life_id *l)
+/**
+ * xcma_device_report_holder - removal of a device has waited a report
+ *	period for this id: say who (the context's report_holder)
+ * @life: the device
+ * @l: the id; the ctx mutex is held
+ */
+void xcma_device_report_holder(struct xcma_life_dev *life,
+			       struct xcma_life_id *l)
 {
 	struct xcma_device *dev = xcma_device_of_life(life);
 	struct xcma_id *xid = xcma_id_of_life(l);
@@ -555,11 +575,6 @@ static void report_holder(struct xcma_life_dev *life, struct xcma_life_id *l)
 		&xid->id.route.addr.src_addr, &xid->id.route.addr.dst_addr,
 		xcma_id_owner(xid));
 }
-
-static const struct xcma_life_ctx_ops ctx_ops = {
-	.listen_child = xcma_listen_child,
-	.report_holder = report_holder,
-};
 
 static int devices_show(struct seq_file *s, void *unused)
 {
@@ -582,9 +597,6 @@ int xcma_device_init(void)
 	debug_dir = debugfs_create_dir("xcma", NULL);
 	debugfs_create_file("devices", 0444, debug_dir, NULL, &devices_fops);
 
-	/* before any device exists: listen_child may run from .add on */
-	xcma_life.ops = &ctx_ops;
-	xcma_life.id_ops = &xcma_id_life_ops;
 	/* .add runs here for every device that already exists */
 	ret = ib_register_client(&xcma_client);
 	if (ret)

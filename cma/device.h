@@ -14,7 +14,7 @@
 
 struct ib_device;
 struct xcma_id;
-struct xcma_port_defaults;
+struct xcma_defaults;
 
 #ifdef XCMA_SIDE_BY_SIDE
 #define XCMA_MODE_NAME "side-by-side"
@@ -27,13 +27,13 @@ struct xcma_port_defaults;
  * @ibdev: the device; valid until .remove for it returns
  * @list: entry in the device list (protected by device.c's devices_lock)
  * @life: lifecycle state and holders, owned by the library
- * @defaults: per-port defaults for new ids (defaults.h), one per port
+ * @defaults: per-port defaults for new ids (defaults.h)
  */
 struct xcma_device {
 	struct ib_device *ibdev;
 	struct list_head list;
 	struct xcma_life_dev life;
-	struct xcma_port_defaults *defaults;
+	struct xcma_defaults *defaults;
 };
 
 static inline struct xcma_device *xcma_device_of_life(struct xcma_life_dev *l)
@@ -43,6 +43,8 @@ static inline struct xcma_device *xcma_device_of_life(struct xcma_life_dev *l)
 
 /* device.c: the ib_client */
 int xcma_device_init(void);
+void xcma_device_report_holder(struct xcma_life_dev *life,
+			       struct xcma_life_id *l);
 int xcma_device_acquire(struct xcma_id *xid);
 int xcma_device_acquire_loopback(struct xcma_id *xid);
 const struct ib_gid_attr *xcma_device_conn_gid(struct xcma_device *dev,

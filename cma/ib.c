@@ -26,7 +26,7 @@
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
-#include "listen.h"
+#include "passive.h"
 #include "ops.h"
 #include "qp.h"
 #include "resolve.h"
@@ -230,7 +230,7 @@ static struct xcma_id *new_conn(struct xcma_id *listener,
 	struct xcma_id *conn;
 	u8 n;
 
-	conn = xcma_listen_conn_alloc(listener, req->qp_type, local, remote);
+	conn = xcma_passive_conn_alloc(listener, req->qp_type, local, remote);
 	if (!conn)
 		return NULL;
 	/* the primary path, and the alternate one if the REQ names one */
@@ -434,7 +434,7 @@ struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,
 	if (local->ss_family == AF_INET6 &&
 	    (ipv6_addr_type(&l6->sin6_addr) & IPV6_ADDR_LINKLOCAL))
 		ll_ifindex = ndev->ifindex;
-	return xcma_listen_find(net, ibdev, service_id, hdr, ll_ifindex);
+	return xcma_passive_find(net, ibdev, service_id, hdr, ll_ifindex);
 }
 
 /**
@@ -550,7 +550,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 		return ret;
 	if (ret) {
 		/* no IP header: for an AF_IB listener (cma_get_net_dev()) */
-		listener = xcma_listen_find_ib(cm_id->device, req->port, sid);
+		listener = xcma_passive_find_ib(cm_id->device, req->port, sid);
 		if (listener)
 			ib_addrs(req->primary_path, &local, &remote);
 	} else {
@@ -582,7 +582,7 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	}
 	set_req_event(&ev, ib_event, xcma_wire_hdr_len(local.ss_family));
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
-	ret = xcma_listen_deliver(listener, conn, &ev, &rc_req_ops, cm_id);
+	ret = xcma_passive_deliver(listener, conn, &ev, &rc_req_ops, cm_id);
 out:
 	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);

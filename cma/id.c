@@ -24,16 +24,10 @@
 
 #include "export.h"
 #include "addr.h"
-#include "conn.h"
 #include "id.h"
-#include "listen.h"
-#include "mcast.h"
 #include "ops.h"
-#include "resolve.h"
-#include "sa.h"
 #include "trace.h"
 #include "wire.h"
-#include "device.h"
 
 /* numbers the ids for trace events */
 static atomic_t id_nums = ATOMIC_INIT(0);
@@ -129,56 +123,17 @@ int xcma_id_call_user(struct xcma_id *xid, struct rdma_cm_event *ev)
 	return ret;
 }
 
-/* The library delivers an event of its own (no payload). */
-static int id_event(struct xcma_life_id *life, unsigned int cm_event,
-		    int status)
+/*
+ * An event an id's owner found at once and reports from a work item
+ * (resolve.c: a RoCE route, a loopback or wildcard address): @work_event,
+ * with the reference its queuer took.
+ */
+static void id_work(struct work_struct *work)
 {
-	struct rdma_cm_event ev = { .event = cm_event, .status = status };
+	struct xcma_id *xid = container_of(work, struct xcma_id, work);
+	struct rdma_cm_event ev = {};
 
-	return xcma_id_call_user(xcma_id_of_life(life), &ev);
-}
-
-static void id_cancel(struct xcma_life_id *life, unsigned int state)
-{
-	struct xcma_id *xid = xcma_id_of_life(life);
-
-	/*
-	 * Whatever the state: once per id, on destroy or after removal. A
-	 * listener's listen on its device stays until the device is let go
-	 * (id_release_dev()), as in-tree, where the cancel of a listener
-	 * stops only a wildcard's per-device listens (the library's
-	 * cancel_listens()): after DEVICE_REMOVAL, rdma_disconnect() on it
-	 * still finds a CM id, and a REQ still finds the listener and is
-	 * refused by it, not by ib_cm for want of one.
-	 */
-	xcma_neigh_unwatch(xid);
-	switch (state) {
-	case XCMA_FSM_ADDR_QUERY:
-		xcma_resolve_cancel_addr(xid);
-		break;
-	case XCMA_FSM_ROUTE_QUERY:
-		xcma_resolve_cancel_route(xid);
-		break;
-	default:
-		break;
-	}
-}
-
-/* Everything that belongs to the device goes before the device may. */
-static void id_release_dev(struct xcma_life_id *life,
-			   struct xcma_life_dev *dev)
-{
-	struct xcma_id *xid = xcma_id_of_life(life);
-	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
-
-	/* restrack finds the device through the id: untrack it first */
-	rdma_restrack_del(&xid->res);
-	xcma_listen_stop(xid);
-	xcma_conn_release(xid);
-	if (da->sgid_attr) {
-		xcma_ops->put_gid_attr(da->sgid_attr);
-		da->sgid_attr = NULL;
-	}
+	xcma_id_deliver(xid, READ_ONCE(xid->work_event), &ev);
 }
 
 /* ids allocated and not freed yet, internal ones included (KUnit) */
@@ -282,13 +237,13 @@ unsigned int xcma_id_last_num(void)
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_id_last_num);
 
-static void id_free(struct xcma_life_id *life)
+/**
+ * xcma_id_free - free an id and what it holds of the core (owner.c's free,
+ *	once the concerns have freed theirs)
+ * @xid: the id, with no reference left
+ */
+void xcma_id_free(struct xcma_id *xid)
 {
-	struct xcma_id *xid = xcma_id_of_life(life);
-
-	/* the library's cancel took it out of the index */
-	WARN_ON_ONCE(xcma_neigh_watched(xid));
-	xcma_neigh_id_free(xid);
 	/* an id never attached still holds its process (no-op otherwise) */
 	rdma_restrack_del(&xid->res);
 	kunit_untrack(xid);
@@ -296,21 +251,12 @@ static void id_free(struct xcma_life_id *life)
 	kfree(xid->id.route.path_rec);
 	kfree(xid->id.route.path_rec_inbound);
 	kfree(xid->id.route.path_rec_outbound);
-	xcma_sa_free(xid);
 	put_net(xid->id.route.addr.dev_addr.net);
 	kmem_cache_free(id_cache, xid);
 	atomic_dec(&live_ids);
 	/* last: the id's hold on the module (see xcma_id_alloc()) */
 	module_put(THIS_MODULE);
 }
-
-const struct xcma_life_id_ops xcma_id_life_ops = {
-	.event = id_event,
-	.cancel = id_cancel,
-	.group_drop = xcma_mcast_drop,
-	.release_dev = id_release_dev,
-	.free = id_free,
-};
 
 /**
  * xcma_id_alloc - allocate and initialise an id (IDLE, one reference)
@@ -356,8 +302,7 @@ struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	xid->id.route.addr.dev_addr.net = get_net(net);
 	xcma_port_binding_init(&xid->bind, &xid->id.route.addr);
 	mutex_init(&xid->qp_mutex);
-	xcma_resolve_work_init(xid);
-	xcma_neigh_id_init(xid);
+	INIT_WORK(&xid->work, id_work);
 	xid->num = atomic_inc_return(&id_nums);
 	xid->seq_num = get_random_u32() & 0x00ffffff;
 	rdma_restrack_new(&xid->res, RDMA_RESTRACK_CM_ID);
@@ -440,27 +385,10 @@ int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event)
 }
 
 /**
- * xcma_id_attach - the id holds @dev from now on
- * @xid: the id
- * @dev: the device
- *
- * Return: 0; -ENODEV if @dev is being removed; -EINVAL if the id is being
- * destroyed or already holds a device.
- */
-int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev)
-{
-	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
-
-	if (!ret)
-		trace_cm_id_attach(xid, dev->ibdev);
-	return ret;
-}
-
-/**
  * xcma_id_detach - the id lets go of the device an operation attached it to
  * @xid: the id; the operation that attached it failed later
  *
- * The device's resources go with it (id_release_dev()); the consumer's
+ * The device's resources go with it (owner.c's release_dev); the consumer's
  * view of the id names no device again, as before the operation. A device
  * removal that got there first has already released them.
  */
@@ -485,7 +413,7 @@ void xcma_id_detach(struct xcma_id *xid)
  * @xid: the id, id.device set
  *
  * As in-tree, ids appear once they have a device. The device's release
- * (destroy or removal, id_release_dev()) unlists it; it first clears the
+ * (destroy or removal, owner.c's release_dev) unlists it; it first clears the
  * library's device under the ctx lock, so checking that here under the
  * same lock lists an id only if its release is still to come: never an
  * entry left behind by a destroy or removal that raced the attach.
@@ -819,9 +747,10 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_id_module_refs);
 
 /**
  * xcma_id_free_unused - free an id the library never saw
- * @xid: from xcma_id_alloc(), unbound, not attached, unreferenced
+ * @xid: from xcma_id_alloc(), unbound, not attached, unreferenced: it
+ *	holds nothing of any concern's yet (no route was resolved)
  */
 void xcma_id_free_unused(struct xcma_id *xid)
 {
-	id_free(&xid->life);
+	xcma_id_free(xid);
 }

@@ -205,7 +205,7 @@ static inline unsigned int xcma_id_state(struct xcma_id *xid)
 	return xcma_fsm_id_state(&xid->life.fsm);
 }
 
-extern const struct xcma_life_id_ops xcma_id_life_ops;
+void xcma_id_free(struct xcma_id *xid);
 struct xcma_id *xcma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			      void *context, enum rdma_ucm_port_space ps,
 			      enum ib_qp_type qp_type, struct xcma_id *parent,
@@ -217,7 +217,6 @@ int xcma_id_leave_cb(struct xcma_id *xid, int ret);
 int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
 		    struct rdma_cm_event *ev);
 int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
-int xcma_id_attach(struct xcma_id *xid, struct xcma_device *dev);
 void xcma_id_detach(struct xcma_id *xid);
 void xcma_id_track(struct xcma_id *xid);
 void xcma_id_track_conn(struct xcma_id *conn, struct xcma_id *listener);

@@ -36,7 +36,7 @@
 #include "addr.h"
 #include "id.h"
 #include "iw.h"
-#include "listen.h"
+#include "passive.h"
 #include "ops.h"
 #include "qp.h"
 #include "trace.h"
@@ -262,8 +262,8 @@ static struct xcma_id *iw_new_conn(struct xcma_id *listener,
 {
 	struct xcma_id *conn;
 
-	conn = xcma_listen_conn_alloc(listener, IB_QPT_RC,
-				      &iw_ev->local_addr, &iw_ev->remote_addr);
+	conn = xcma_passive_conn_alloc(listener, IB_QPT_RC,
+				       &iw_ev->local_addr, &iw_ev->remote_addr);
 	if (!conn)
 		return NULL;
 	conn->id.ps = RDMA_PS_TCP;
@@ -317,7 +317,7 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	listener = iw_link_get(iw);
 	if (!listener)
 		return -ECONNREFUSED;
-	xcma_listen_settle(listener);
+	xcma_passive_settle(listener);
 	link = iw_link_new(NULL);
 	conn = link ? iw_new_conn(listener, iw_ev) : NULL;
 	if (!conn) {
@@ -331,7 +331,7 @@ static int iw_request(struct iw_cm_id *iw, struct iw_cm_event *iw_ev)
 	ev.param.conn.initiator_depth = iw_ev->ird;
 	ev.param.conn.responder_resources = iw_ev->ord;
 	link->iw = iw;
-	ret = xcma_listen_deliver(listener, conn, &ev, &iw_req_ops, link);
+	ret = xcma_passive_deliver(listener, conn, &ev, &iw_req_ops, link);
 out:
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;

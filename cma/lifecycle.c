@@ -120,12 +120,17 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_init);
  *
  * Delivers DEVICE_REMOVAL to every id bound to it (per-device children of
  * wildcard listeners go quietly) and returns once none holds it, naming
- * the late ones every removal_report_secs. Sleeps; no lock held.
+ * the late ones every removal_report_secs, and the context's dev_removed
+ * has run. Sleeps; no lock held.
  */
 void xcma_life_dev_remove(struct xcma_life_dev *dev)
 {
+	struct xcma_life_ctx *ctx = xcma_life_ctx_of(dev->fsm.ctx);
+
 	might_sleep();
 	xcma_fsm_dev_remove(&dev->fsm);
+	if (ctx->ops && ctx->ops->dev_removed)
+		ctx->ops->dev_removed(dev);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_remove);
 

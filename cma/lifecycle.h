@@ -75,12 +75,16 @@ struct xcma_life_id_ops {
  *	return 0 or -errno. Called with the ctx mutex held.
  * @report_holder: removal of @dev has waited a report period for @id.
  *	Called with the ctx mutex held.
+ * @dev_removed: no id holds @dev any more (xcma_life_dev_remove()'s
+ *	last step): finish what the ids deferred as they let go of it; may
+ *	be NULL. No xcma lock held.
  */
 struct xcma_life_ctx_ops {
 	int (*listen_child)(struct xcma_life_id *parent,
 			    struct xcma_life_dev *dev,
 			    struct xcma_life_id **child);
 	void (*report_holder)(struct xcma_life_dev *dev, struct xcma_life_id *id);
+	void (*dev_removed)(struct xcma_life_dev *dev);
 };
 
 /**

@@ -117,15 +117,6 @@ static void neigh_work(struct work_struct *work)
 }
 
 /**
- * xcma_neigh_id_init - prepare an id's UNREACHABLE work (at allocation)
- * @xid: the id
- */
-void xcma_neigh_id_init(struct xcma_id *xid)
-{
-	INIT_WORK(&xid->id.net_work, neigh_work);
-}
-
-/**
  * xcma_neigh_prepare - allocate the id's entry, if it has none yet
  * @xid: the id, resolving a RoCE route (ROUTE_QUERY); no xcma lock held
  *
@@ -147,8 +138,12 @@ int xcma_neigh_prepare(struct xcma_id *xid)
 	RB_CLEAR_NODE(&e->node);
 	e->xid = xid;
 	/* the index lock's release publishes it to the index's readers */
-	if (cmpxchg(&xid->neigh, NULL, e))
+	if (cmpxchg(&xid->neigh, NULL, e)) {
 		kfree(e);
+		return 0;
+	}
+	/* used only once the id is filed, which needs the entry */
+	INIT_WORK(&xid->id.net_work, neigh_work);
 	return 0;
 }
 

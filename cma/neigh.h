@@ -24,7 +24,6 @@ struct xcma_neigh_entry {
 	struct xcma_id *xid;
 };
 
-void xcma_neigh_id_init(struct xcma_id *xid);
 int xcma_neigh_prepare(struct xcma_id *xid);
 void xcma_neigh_id_free(struct xcma_id *xid);
 void xcma_neigh_watch(struct xcma_id *xid);

@@ -369,35 +369,13 @@ err_state:
 }
 EXPORT_SYMBOL(rdma_resolve_addr);
 
-static void resolve_work(struct work_struct *work)
-{
-	struct xcma_id *xid = container_of(work, struct xcma_id, work);
-	struct rdma_cm_event ev = {};
-
-	if (xcma_sa_route_pending(xid)) {
-		xcma_sa_route_work(xid);
-		return;
-	}
-	/* the reference taken by resolve_loopback() or rdma_resolve_route() */
-	xcma_id_deliver(xid, READ_ONCE(xid->work_event), &ev);
-}
-
-/**
- * xcma_resolve_work_init - prepare an id's work item
- * @xid: the id, being allocated
- */
-void xcma_resolve_work_init(struct xcma_id *xid)
-{
-	INIT_WORK(&xid->work, resolve_work);
-}
-
 /**
  * xcma_resolve_cancel_route - the id is destroyed during ROUTE_QUERY
  * @xid: the id
  *
  * A completion that never ran gives its reference back here. Over IB the
- * SA query is cancelled first; its callback queues the work item, which
- * is then cancelled like RoCE's.
+ * SA query and the work item that carries its answer are cancelled
+ * (sa.c); over RoCE the id's work item.
  */
 void xcma_resolve_cancel_route(struct xcma_id *xid)
 {
@@ -486,7 +464,7 @@ static int iboe_route(struct xcma_id *xid)
 	struct sa_path_rec *path;
 	struct net_device *ndev;
 	struct xcma_device *dev = xcma_device_of_id(xid);
-	int def_tos = dev ? xcma_defaults_tos(dev, xid->id.port_num) : 0;
+	int def_tos = dev ? xcma_defaults_tos(dev->defaults, xid->id.port_num) : 0;
 	u8 tos, life;
 
 	mutex_lock(&xid->qp_mutex);

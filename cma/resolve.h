@@ -11,7 +11,6 @@ struct xcma_id;
 
 void xcma_resolve_cancel_addr(struct xcma_id *xid);
 void xcma_resolve_cancel_route(struct xcma_id *xid);
-void xcma_resolve_work_init(struct xcma_id *xid);
 void xcma_translate_ib(const struct sockaddr_ib *sib, struct rdma_dev_addr *da);
 
 #endif /* XCMA_RESOLVE_H */

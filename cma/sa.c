@@ -7,7 +7,7 @@
  * (resolve.c): it holds the id's event reference, the id is in ROUTE_QUERY
  * until its answer is delivered, and the one cancel of the id (destroy, or
  * the device's removal) cancels it. The answer never reaches the user from
- * ib_sa's callback: the callback keeps the records and queues the id's
+ * ib_sa's callback: the callback keeps the records and queues the query's
  * work item, which enters the id and installs the route only if the table
  * lets ROUTE_RESOLVED through. So an answer that comes after the cancel
  * (ib_sa calls back once per query, cancelled or not) is dropped with the
@@ -41,7 +41,9 @@ enum { REC_PRIMARY, REC_INBOUND, REC_OUTBOUND, REC_KINDS };
  * @query: ib_sa's query, for the cancel (@lock)
  * @query_id: its id (@lock)
  * @answered: completed (for all waiters) once ib_sa's callback has kept
- *	the answer and queued the work item; re-armed by each query
+ *	the answer and queued @work; re-armed by each query
+ * @work: delivers the answer (ROUTE_RESOLVED or ROUTE_ERROR) with the
+ *	query's event reference
  * @pending: a query was issued and its answer not yet taken by the work
  *	item (written before the query, cleared by the work item)
  * @status: the answer's status, 0 or -errno (the callback's)
@@ -58,6 +60,7 @@ struct xcma_sa_route {
 	struct ib_sa_query *query;
 	int query_id;
 	struct completion answered;
+	struct work_struct work;
 	bool pending;
 	int status;
 	bool have[REC_KINDS];
@@ -97,8 +100,64 @@ static void path_answer(int status, struct sa_path_rec *recs,
 		status = -EINVAL;
 	q->status = status;
 	/* the work item carries the answer, or is cancelled with the id */
-	xcma_ops->queue_route(&q->xid->work);
+	xcma_ops->queue_route(&q->work);
 	complete_all(&q->answered);
+}
+
+static void free_recs(struct sa_path_rec **recs)
+{
+	int i;
+
+	for (i = 0; i < REC_KINDS; i++)
+		kfree(recs[i]);
+}
+
+/*
+ * A query's answer (@q->work); the query's event reference is put here.
+ * The records are copied before the id is entered, so that nothing can
+ * fail once the table has let ROUTE_RESOLVED through; they replace the
+ * route's only then.
+ */
+static void answer_work(struct work_struct *work)
+{
+	struct xcma_sa_route *q = container_of(work, struct xcma_sa_route, work);
+	struct xcma_id *xid = q->xid;
+	struct rdma_route *route = &xid->id.route;
+	struct sa_path_rec *recs[REC_KINDS] = {};
+	struct rdma_cm_event ev = {};
+	unsigned int fev;
+	int i, status;
+
+	/* the callback queued us just before completing: let it finish */
+	wait_for_completion(&q->answered);
+	WRITE_ONCE(q->pending, false);
+	status = q->status;
+	for (i = 0; !status && i < REC_KINDS; i++) {
+		if (!q->have[i])
+			continue;
+		recs[i] = kmemdup(&q->rec[i], sizeof(q->rec[i]), GFP_KERNEL);
+		if (!recs[i])
+			status = -ENOMEM;
+	}
+	if (status)
+		free_recs(recs);
+	fev = status ? XCMA_EV_ROUTE_ERROR : XCMA_EV_ROUTE_RESOLVED;
+	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF)) {
+		free_recs(recs);
+		return;
+	}
+	if (!status) {
+		swap(route->path_rec, recs[REC_PRIMARY]);
+		swap(route->path_rec_inbound, recs[REC_INBOUND]);
+		swap(route->path_rec_outbound, recs[REC_OUTBOUND]);
+		route->num_pri_alt_paths = 1;
+		/* now the old ones */
+		free_recs(recs);
+	}
+	ev.event = xcma_fsm_event_cm_event(fev);
+	ev.status = status;
+	xcma_fsm_id_leave(&xid->life.fsm, xcma_id_call_user(xid, &ev),
+			  XCMA_FSM_PUT_REF);
 }
 
 /* The request the in-tree CM sends (cma_query_ib_route()), field by field. */
@@ -171,6 +230,7 @@ int xcma_sa_resolve_route(struct xcma_id *xid, unsigned long timeout_ms)
 		q->xid = xid;
 		mutex_init(&q->lock);
 		init_completion(&q->answered);
+		INIT_WORK(&q->work, answer_work);
 		xid->sa = q;
 	}
 	path_request(xid, &rec, &mask);
@@ -199,9 +259,9 @@ int xcma_sa_resolve_route(struct xcma_id *xid, unsigned long timeout_ms)
  * xcma_sa_cancel_route - cancel the id's query, once (the id's cancel)
  * @xid: the id, leaving ROUTE_QUERY for good (destroy or removal)
  *
- * Returns once ib_sa's callback has run: it always runs, with -EINTR or
- * with a late answer, and queues the work item, which the caller cancels
- * next (xcma_resolve_cancel_route()).
+ * Returns once ib_sa's callback has run (it always runs, with -EINTR or
+ * with a late answer, and queues the work item) and the work item is
+ * taken back, unless it is already delivering.
  */
 void xcma_sa_cancel_route(struct xcma_id *xid)
 {
@@ -218,74 +278,13 @@ void xcma_sa_cancel_route(struct xcma_id *xid)
 	mutex_unlock(&q->lock);
 	if (pending)
 		wait_for_completion(&q->answered);
-}
-
-/**
- * xcma_sa_route_pending - the id's work item carries a query's answer
- * @xid: the id, from its work item
- *
- * Return: true if xcma_sa_route_work() is to run.
- */
-bool xcma_sa_route_pending(struct xcma_id *xid)
-{
-	return xid->sa && READ_ONCE(xid->sa->pending);
-}
-
-static void free_recs(struct sa_path_rec **recs)
-{
-	int i;
-
-	for (i = 0; i < REC_KINDS; i++)
-		kfree(recs[i]);
-}
-
-/**
- * xcma_sa_route_work - deliver a query's answer (the id's work item)
- * @xid: the id; the query's event reference is put here
- *
- * The records are copied before the id is entered, so that nothing can
- * fail once the table has let ROUTE_RESOLVED through; they replace the
- * route's only then.
- */
-void xcma_sa_route_work(struct xcma_id *xid)
-{
-	struct xcma_sa_route *q = xid->sa;
-	struct rdma_route *route = &xid->id.route;
-	struct sa_path_rec *recs[REC_KINDS] = {};
-	struct rdma_cm_event ev = {};
-	unsigned int fev;
-	int i, status;
-
-	/* the callback queued us just before completing: let it finish */
-	wait_for_completion(&q->answered);
-	WRITE_ONCE(q->pending, false);
-	status = q->status;
-	for (i = 0; !status && i < REC_KINDS; i++) {
-		if (!q->have[i])
-			continue;
-		recs[i] = kmemdup(&q->rec[i], sizeof(q->rec[i]), GFP_KERNEL);
-		if (!recs[i])
-			status = -ENOMEM;
-	}
-	if (status)
-		free_recs(recs);
-	fev = status ? XCMA_EV_ROUTE_ERROR : XCMA_EV_ROUTE_RESOLVED;
-	if (xcma_fsm_id_enter(&xid->life.fsm, fev, XCMA_FSM_PUT_REF)) {
-		free_recs(recs);
-		return;
-	}
-	if (!status) {
-		swap(route->path_rec, recs[REC_PRIMARY]);
-		swap(route->path_rec_inbound, recs[REC_INBOUND]);
-		swap(route->path_rec_outbound, recs[REC_OUTBOUND]);
-		route->num_pri_alt_paths = 1;
-		/* now the old ones */
-		free_recs(recs);
-	}
-	ev.event = xcma_fsm_event_cm_event(fev);
-	ev.status = status;
-	xcma_fsm_id_leave(&xid->life.fsm, xcma_id_call_user(xid, &ev),
-			  XCMA_FSM_PUT_REF);
+	/*
+	 * An answer queued and not yet taken gives its reference back; one
+	 * being delivered keeps it, and the destroy waits for it (see
+	 * resolve.c's cancel).
+	 */
+	if (cancel_work(&q->work))
+		xcma_fsm_id_put(&xid->life.fsm);
 }
 
 /**

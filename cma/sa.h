@@ -9,8 +9,6 @@ struct xcma_id;
 
 int xcma_sa_resolve_route(struct xcma_id *xid, unsigned long timeout_ms);
 void xcma_sa_cancel_route(struct xcma_id *xid);
-bool xcma_sa_route_pending(struct xcma_id *xid);
-void xcma_sa_route_work(struct xcma_id *xid);
 void xcma_sa_free(struct xcma_id *xid);
 void xcma_sa_init(void);
 void xcma_sa_exit(void);

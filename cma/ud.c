@@ -19,7 +19,7 @@
 #include "addr.h"
 #include "ib.h"
 #include "id.h"
-#include "listen.h"
+#include "passive.h"
 #include "ops.h"
 #include "qp.h"
 #include "resolve.h"
@@ -358,8 +358,8 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		return ret;
 	if (ret) {
 		/* no IP header: for an AF_IB listener (cma_get_net_dev()) */
-		listener = xcma_listen_find_ib(cm_id->device, req->port,
-					       req->service_id);
+		listener = xcma_passive_find_ib(cm_id->device, req->port,
+						req->service_id);
 		if (listener)
 			sidr_ib_addrs(listener, &local, &remote);
 	} else {
@@ -383,7 +383,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 		ret = -EINVAL;
 		goto out;
 	}
-	conn = xcma_listen_conn_alloc(listener, IB_QPT_UD, &local, &remote);
+	conn = xcma_passive_conn_alloc(listener, IB_QPT_UD, &local, &remote);
 	if (!conn) {
 		ret = -ENOMEM;
 		goto out;
@@ -412,7 +412,7 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 	ev.event = RDMA_CM_EVENT_CONNECT_REQUEST;
 	ev.param.ud.private_data = ib_event->private_data + off;
 	ev.param.ud.private_data_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - off;
-	ret = xcma_listen_deliver(listener, conn, &ev, &sidr_req_ops, cm_id);
+	ret = xcma_passive_deliver(listener, conn, &ev, &sidr_req_ops, cm_id);
 out:
 	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);

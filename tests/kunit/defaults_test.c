@@ -95,34 +95,34 @@ static void on_rxe0(struct kunit *test,
 
 static int set_type(struct xcma_device *dev, int type)
 {
-	return xcma_defaults_set_gid_type(dev, 1, type);
+	return xcma_defaults_set_gid_type(dev->defaults, 1, type);
 }
 
 static void check_rules(struct kunit *test, struct xcma_device *dev)
 {
 	const int v2 = IB_GID_TYPE_ROCE_UDP_ENCAP;
 
-	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 1),
+	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev->defaults, 1),
 			IB_GID_TYPE_ROCE_UDP_ENCAP);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev, 1), 0);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev->defaults, 1), 0);
 	/* rxe has no RoCE v1: "IB/RoCE v1" is refused, as in-tree */
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1, IB_GID_TYPE_IB),
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev->defaults, 1, IB_GID_TYPE_IB),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, set_type(dev, IB_GID_TYPE_ROCE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1, 99), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 1, -1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 1),
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev->defaults, 1, 99), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev->defaults, 1, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev->defaults, 1),
 			IB_GID_TYPE_ROCE_UDP_ENCAP);
 	KUNIT_EXPECT_EQ(test, set_type(dev, IB_GID_TYPE_ROCE_UDP_ENCAP), 0);
 	/* ports the device lacks */
-	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev, 2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev, 2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev, 0, 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev, 2, v2), -EINVAL);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev, 1, 255), 0);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev, 1), 255);
-	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev->defaults, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_gid_type(dev->defaults, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev->defaults, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev->defaults, 0, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_gid_type(dev->defaults, 2, v2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev->defaults, 1, 255), 0);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_tos(dev->defaults, 1), 255);
+	KUNIT_EXPECT_EQ(test, xcma_defaults_set_tos(dev->defaults, 1, 0), 0);
 }
 
 static void defaults_rxe0_rules(struct kunit *test)
@@ -132,13 +132,13 @@ static void defaults_rxe0_rules(struct kunit *test)
 
 static int get_tos(struct xcma_device *dev, void *arg)
 {
-	*(int *)arg = xcma_defaults_tos(dev, 1);
+	*(int *)arg = xcma_defaults_tos(dev->defaults, 1);
 	return 0;
 }
 
 static int set_tos(struct xcma_device *dev, void *arg)
 {
-	return xcma_defaults_set_tos(dev, 1, *(u8 *)arg);
+	return xcma_defaults_set_tos(dev->defaults, 1, *(u8 *)arg);
 }
 
 static void reset_tos(void *unused)

@@ -28,7 +28,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "../../cma/id.h"
-#include "../../cma/listen.h"
+#include "../../cma/passive.h"
 #include "../../cma/wire.h"
 #include "xcma/fsm.h"
 #include "cm_util.h"
@@ -78,7 +78,7 @@ static struct xcma_id *lookup(struct kunit *test, struct net *net,
 					     (struct sockaddr *)&src,
 					     (struct sockaddr *)&dst),
 			0);
-	return xcma_listen_find(net, ibdev,
+	return xcma_passive_find(net, ibdev,
 				xcma_wire_addr_service_id(RDMA_PS_TCP,
 							  (struct sockaddr *)&dst),
 				(const struct xcma_wire_hdr *)buf, 0);
