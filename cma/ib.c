@@ -589,20 +589,9 @@ out:
 	return ret;
 }
 
-/**
- * xcma_ib_req_pdata - the private data of a REQ or SIDR REQ
- * @xid: the id that sends it
- * @param: the user's connection parameters
- * @len: set to the data's length
- *
- * The rdma_cm header of the id's addresses, then the user's data; AF_IB
- * sends the user's data alone (in-tree cma_format_hdr()).
- *
- * Return: the data, to be freed with kfree(); an ERR_PTR: -ENOMEM, or the
- * header's errno.
- */
-void *xcma_ib_req_pdata(struct xcma_id *xid,
-			const struct rdma_conn_param *param, u8 *len)
+/* the private data of a REQ or SIDR REQ: see xcma_ib_req_begin() */
+static void *req_pdata(struct xcma_id *xid, const struct rdma_conn_param *param,
+		       u8 *len)
 {
 	size_t off = xcma_wire_hdr_len(xcma_id_src(xid)->sa_family);
 	void *buf;
@@ -624,25 +613,68 @@ void *xcma_ib_req_pdata(struct xcma_id *xid,
 	return buf;
 }
 
+/**
+ * xcma_ib_req_begin - the private data and the ib_cm id of a REQ or SIDR REQ
+ * @xid: the id that sends it, CONNECT; it gets the ib_cm id (@xid->cm_id)
+ * @param: the user's connection parameters
+ * @handler: the ib_cm id's event handler
+ * @len: set to the data's length
+ *
+ * The data is the rdma_cm header of the id's addresses, then the user's
+ * data; AF_IB sends the user's data alone (in-tree cma_format_hdr()).
+ * xcma_ib_req_end() follows the send.
+ *
+ * Return: the data; an ERR_PTR: -ENOMEM, the header's errno, or that of
+ * ib_create_cm_id().
+ */
+void *xcma_ib_req_begin(struct xcma_id *xid,
+			const struct rdma_conn_param *param,
+			ib_cm_handler handler, u8 *len)
+{
+	struct ib_cm_id *cm_id;
+	void *buf;
+
+	buf = req_pdata(xid, param, len);
+	if (IS_ERR(buf))
+		return buf;
+	cm_id = xcma_ops->create_cm_id(xid->id.device, handler, xid);
+	if (IS_ERR(cm_id)) {
+		kfree(buf);
+		return ERR_CAST(cm_id);
+	}
+	xid->cm_id = cm_id;
+	return buf;
+}
+
+/**
+ * xcma_ib_req_end - after the send of a REQ or SIDR REQ
+ * @xid: the id
+ * @buf: xcma_ib_req_begin()'s data, freed here
+ * @ret: the send's result: on failure the ib_cm id is destroyed
+ *
+ * Return: @ret.
+ */
+int xcma_ib_req_end(struct xcma_id *xid, void *buf, int ret)
+{
+	struct ib_cm_id *cm_id = xid->cm_id;
+
+	if (ret) {
+		xid->cm_id = NULL;
+		xcma_ops->destroy_cm_id(cm_id);
+	}
+	kfree(buf);
+	return ret;
+}
+
 static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct rdma_route *route = &xid->id.route;
 	struct ib_cm_req_param req = {};
-	struct ib_cm_id *cm_id;
 	void *buf;
-	int ret;
 
-	buf = xcma_ib_req_pdata(xid, param, &req.private_data_len);
+	buf = xcma_ib_req_begin(xid, param, ib_handler, &req.private_data_len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-
-	cm_id = xcma_ops->create_cm_id(xid->id.device, ib_handler, xid);
-	if (IS_ERR(cm_id)) {
-		ret = PTR_ERR(cm_id);
-		goto out;
-	}
-	xid->cm_id = cm_id;
-
 	req.private_data = req.private_data_len ? buf : NULL;
 	req.primary_path = &route->path_rec[0];
 	req.primary_path_inbound = route->path_rec_inbound;
@@ -664,14 +696,7 @@ static int connect_ib(struct xcma_id *xid, struct rdma_conn_param *param)
 	req.ece.vendor_id = xid->ece.vendor_id;
 	req.ece.attr_mod = xid->ece.attr_mod;
 	trace_cm_send_req(xid);
-	ret = xcma_ops->send_req(cm_id, &req);
-	if (ret) {
-		xid->cm_id = NULL;
-		xcma_ops->destroy_cm_id(cm_id);
-	}
-out:
-	kfree(buf);
-	return ret;
+	return xcma_ib_req_end(xid, buf, xcma_ops->send_req(xid->cm_id, &req));
 }
 
 /**

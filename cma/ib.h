@@ -6,6 +6,7 @@
 #define XCMA_IB_H
 
 #include <linux/socket.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 
 #include "wire.h"
@@ -40,8 +41,10 @@ struct ib_gid_attr;
 
 void xcma_ib_req_drop(struct xcma_id *conn, void *cm, bool adopted);
 struct rdma_conn_param;
-void *xcma_ib_req_pdata(struct xcma_id *xid,
-			const struct rdma_conn_param *param, u8 *len);
+void *xcma_ib_req_begin(struct xcma_id *xid,
+			const struct rdma_conn_param *param,
+			ib_cm_handler handler, u8 *len);
+int xcma_ib_req_end(struct xcma_id *xid, void *buf, int ret);
 void xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
 			  const struct net_device *ndev);
 struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,

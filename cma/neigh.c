@@ -31,10 +31,10 @@
 #include "export.h"
 #include "id.h"
 #include "neigh.h"
+#include "notify.h"
 #include "device.h"
 
-/* not ordered: a callback that blocks holds up no other id's event */
-static struct workqueue_struct *neigh_wq;
+static struct xcma_notify neigh_notify;
 
 /* protects the index, every entry's node and every id's neigh_closed */
 static DEFINE_SPINLOCK(index_lock);
@@ -286,7 +286,7 @@ unsigned int xcma_neigh_update(struct neighbour *n)
 			continue;
 		/* a filed id still has the reference its leaving drops */
 		xcma_fsm_id_get(&xid->life.fsm);
-		if (queue_work(neigh_wq, &xid->id.net_work))
+		if (queue_work(neigh_notify.wq, &xid->id.net_work))
 			queued++;
 		else
 			xcma_fsm_id_put(&xid->life.fsm);
@@ -301,7 +301,7 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_update);
  */
 void xcma_neigh_flush(void)
 {
-	flush_workqueue(neigh_wq);
+	flush_workqueue(neigh_notify.wq);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_neigh_flush);
 
@@ -312,30 +312,21 @@ static int netevent(struct notifier_block *nb, unsigned long event, void *ptr)
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block netevent_nb = {
-	.notifier_call = netevent,
+/* not ordered: a callback that blocks holds up no other id's event */
+static struct xcma_notify neigh_notify = {
+	.nb.notifier_call = netevent,
+	.reg = register_netevent_notifier,
+	.unreg = unregister_netevent_notifier,
+	.wq_name = "xcma_neigh",
 };
 
 int xcma_neigh_init(void)
 {
-	int ret;
-
-	neigh_wq = alloc_workqueue("xcma_neigh", WQ_MEM_RECLAIM, 0);
-	if (!neigh_wq)
-		return -ENOMEM;
-	ret = register_netevent_notifier(&netevent_nb);
-	if (ret)
-		goto err_wq;
-	return 0;
-
-err_wq:
-	destroy_workqueue(neigh_wq);
-	return ret;
+	return xcma_notify_start(&neigh_notify);
 }
 
 /* every id is freed by now (each holds the module), so the index is empty */
 void xcma_neigh_exit(void)
 {
-	unregister_netevent_notifier(&netevent_nb);
-	destroy_workqueue(neigh_wq);
+	xcma_notify_stop(&neigh_notify);
 }

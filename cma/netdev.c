@@ -20,10 +20,11 @@
 #include "export.h"
 #include "id.h"
 #include "netdev.h"
+#include "notify.h"
 #include "device.h"
 
-/* ordered: one id's events keep their order; flushed before unload */
-static struct workqueue_struct *netdev_wq;
+/* its workqueue is ordered: one id's events keep their order */
+static struct xcma_notify netdev_notify;
 
 struct addr_change {
 	struct work_struct work;
@@ -65,7 +66,7 @@ static int queue_addr_change(struct xcma_fsm_id *fid, void *arg)
 	INIT_WORK(&ac->work, addr_change_work);
 	ac->xid = xid;
 	xcma_fsm_id_get(fid);
-	queue_work(netdev_wq, &ac->work);
+	queue_work(netdev_notify.wq, &ac->work);
 	scan->queued++;
 	return 0;
 }
@@ -102,7 +103,7 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_netdev_event_wanted);
  */
 void xcma_netdev_flush(void)
 {
-	flush_workqueue(netdev_wq);
+	flush_workqueue(netdev_notify.wq);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_netdev_flush);
 
@@ -129,14 +130,16 @@ static int netdev_event(struct notifier_block *nb, unsigned long event,
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block netdev_nb = {
-	.notifier_call = netdev_event,
+static struct xcma_notify netdev_notify = {
+	.nb.notifier_call = netdev_event,
+	.reg = register_netdevice_notifier,
+	.unreg = unregister_netdevice_notifier,
+	.wq_name = "xcma_netdev",
+	.ordered = true,
 };
 
 int xcma_netdev_init(void)
 {
-	int ret;
-
 	/*
 	 * The notifier takes the ctx lock under rtnl, which only a bond's
 	 * failover exercises: tell lockdep the order up front, so that rtnl
@@ -148,21 +151,10 @@ int xcma_netdev_init(void)
 		mutex_unlock(&xcma_life.lock);
 		rtnl_unlock();
 	}
-	netdev_wq = alloc_ordered_workqueue("xcma_netdev", WQ_MEM_RECLAIM);
-	if (!netdev_wq)
-		return -ENOMEM;
-	ret = register_netdevice_notifier(&netdev_nb);
-	if (ret)
-		goto err_wq;
-	return 0;
-
-err_wq:
-	destroy_workqueue(netdev_wq);
-	return ret;
+	return xcma_notify_start(&netdev_notify);
 }
 
 void xcma_netdev_exit(void)
 {
-	unregister_netdevice_notifier(&netdev_nb);
-	destroy_workqueue(netdev_wq);
+	xcma_notify_stop(&netdev_notify);
 }

@@ -176,21 +176,13 @@ static int sidr_handler(struct ib_cm_id *cm_id,
 static int send_sidr_req(struct xcma_id *xid, struct rdma_conn_param *param)
 {
 	struct ib_cm_sidr_req_param req = {};
-	struct ib_cm_id *cm_id;
 	void *buf;
-	int ret;
 
 	lockdep_assert_held(&xid->life.handler_mutex);
-	buf = xcma_ib_req_pdata(xid, param, &req.private_data_len);
+	buf = xcma_ib_req_begin(xid, param, sidr_handler,
+				&req.private_data_len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-
-	cm_id = xcma_ops->create_cm_id(xid->id.device, sidr_handler, xid);
-	if (IS_ERR(cm_id)) {
-		ret = PTR_ERR(cm_id);
-		goto out;
-	}
-	xid->cm_id = cm_id;
 	req.private_data = req.private_data_len ? buf : NULL;
 	req.path = xid->id.route.path_rec;
 	req.sgid_attr = xid->id.route.addr.dev_addr.sgid_attr;
@@ -198,14 +190,8 @@ static int send_sidr_req(struct xcma_id *xid, struct rdma_conn_param *param)
 	req.timeout_ms = SIDR_TIMEOUT_MS;
 	req.max_cm_retries = XCMA_MAX_CM_RETRIES;
 	trace_cm_send_sidr_req(xid);
-	ret = xcma_ops->send_sidr_req(cm_id, &req);
-	if (ret) {
-		xid->cm_id = NULL;
-		xcma_ops->destroy_cm_id(cm_id);
-	}
-out:
-	kfree(buf);
-	return ret;
+	return xcma_ib_req_end(xid, buf,
+			       xcma_ops->send_sidr_req(xid->cm_id, &req));
 }
 
 static int send_sidr_rep(struct xcma_id *xid, struct ib_cm_sidr_rep_param *rep,
