@@ -128,7 +128,10 @@ if [ -n "${XCMA_DUMP_AT:-}" ]; then
 	up=$(cut -d. -f1 /proc/uptime)
 	(
 		sleep $((XCMA_DUMP_AT > up ? XCMA_DUMP_AT - up : 0))
-		say "timeout: still running after $XCMA_DUMP_AT s; blocked tasks and CPUs follow"
+		# through the kernel's log, so that the marker is ordered
+		# before the stacks (a line written to the console itself
+		# can still be draining through the UART when sysrq prints)
+		echo "XCMA-VM: timeout: still running after $XCMA_DUMP_AT s; blocked tasks and CPUs follow" >/dev/kmsg
 		echo w >/proc/sysrq-trigger
 		echo l >/proc/sysrq-trigger
 	) &

@@ -255,9 +255,8 @@ if [ "$qrc" = 124 ] || grep -aq 'XCMA-VM: timeout: ' "$log"; then
 		tail -12 | sed 's/^/vm: console: /' >&2 || true
 	awk '/XCMA-VM: timeout: /{exit} {print}' "$log" | awk -f "$top/scripts/console-filter.awk" |
 		grep -aE "$bad" | head -5 | sed 's/^/vm: kernel: /' >&2 || true
-	awk '/XCMA-VM: timeout: /{d=1} d' "$log" | tr -d '\r' |
-		grep -aE '^\[ *[0-9.]+\] *(task:|XCMA-VM|NMI backtrace| ? *[a-z_0-9.]+\+0x)' |
-		grep -av ' ? ' | head -40 | sed 's/^/vm: dump: /' >&2 || true
+	awk -f "$top/scripts/console-dump.awk" "$log" | head -40 |
+		sed 's/^/vm: dump: /' >&2 || true
 	verdict "FAIL: timeout after $timeout s" 1
 fi
 # all of grep's output is read before anything is cut: a pipe into head

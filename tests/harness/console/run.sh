@@ -50,6 +50,20 @@ else
 	echo "FAIL console-scan/report-inside-runner-wait-is-a-report"
 	rc=1
 fi
+# console-dump.awk: a timed-out run's stacks, found although the guest's
+# marker line landed in front of the blocked task's header
+# (dump-interleaved.txt); the sysrq l backtraces follow it
+dump=$(awk -f "$top/scripts/console-dump.awk" "$dir/dump-interleaved.txt")
+if printf '%s\n' "$dump" | head -1 | grep -qa '^\[ *[0-9.]*\] task:plant_dstate ' &&
+	printf '%s\n' "$dump" | grep -qa 'sleeper+0x31/0x40 \[harness_plant\]' &&
+	printf '%s\n' "$dump" | grep -qa 'NMI backtrace for cpu 0' &&
+	! printf '%s\n' "$dump" | grep -qa ' ? '; then
+	echo "PASS console-scan/dump-behind-a-shell-line"
+else
+	echo "FAIL console-scan/dump-behind-a-shell-line"
+	printf '%s\n' "$dump" | head -5 | sed 's/^/    | /'
+	rc=1
+fi
 for clean in "$@"; do
 	hits=$(awk -f "$top/scripts/console-filter.awk" "$clean" | grep -aE "$bad" |
 		grep -av 'XCMA-VM: command:')
