@@ -66,12 +66,27 @@ unload_ucm() {
 	rmmod rdma_ucm || fail "rmmod rdma_ucm"
 }
 
+# left_behind PID: what a server that did not finish left: where each of
+# its threads waits (busybox's timeout runs the command in its own pid),
+# the CM ids and QPs the kernel still holds, and the TCP sockets (iWARP's
+# connections)
+left_behind() {
+	local t
+	for t in /proc/$1/task/*; do
+		echo "thread $(cat $t/comm 2>/dev/null) waits in $(cat $t/wchan 2>/dev/null)"
+	done
+	rdma res show cm_id
+	rdma res show qp
+	awk 'NR > 1 { print "tcp", $2, $3, "st", $4 }' /proc/net/tcp
+}
+
 # pair NAME SECS 'server cmd' 'client cmd' [READY]: run a server in the
 # background and a client against it; both must exit 0 within SECS. The
 # client starts once the server printed READY (a regex), or after 2 s.
 pair() {
 	local name=$1 secs=$2 srv=$3 cli=$4 ready=${5:-} t0 spid srv_rc cli_rc n=0
 	t0=$(now)
+	rm -f /tmp/$name.left
 	timeout "$secs" $srv >/tmp/$name.srv 2>&1 &
 	spid=$!
 	if [ -n "$ready" ]; then
@@ -86,14 +101,26 @@ pair() {
 	fi
 	timeout "$secs" $cli >/tmp/$name.cli 2>&1
 	cli_rc=$?
-	# a server whose client failed may wait for it forever
-	[ $cli_rc = 0 ] || { sleep 1; kill $spid 2>/dev/null; }
+	# a server whose client failed may wait for it forever; one still
+	# running at its own deadline is stuck: what the kernel holds for it
+	# is read before it is killed
+	[ $cli_rc = 0 ] || sleep 1
+	n=$(echo "$t0 $secs" | awk '{ printf "%d", $1 + $2 - 1 }')
+	while kill -0 $spid 2>/dev/null; do
+		if [ $cli_rc != 0 ] || [ "$(now | cut -d. -f1)" -ge "$n" ]; then
+			left_behind $spid >/tmp/$name.left 2>&1
+			kill $spid 2>/dev/null
+			break
+		fi
+		sleep 0.2
+	done
 	wait $spid
 	srv_rc=$?
 	say "$name: server rc $srv_rc, client rc $cli_rc, $(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }') s"
 	if [ $srv_rc != 0 ] || [ $cli_rc != 0 ]; then
 		sed 's/^/user:   srv| /' /tmp/$name.srv | tail -15
 		sed 's/^/user:   cli| /' /tmp/$name.cli | tail -15
+		[ ! -s /tmp/$name.left ] || sed 's/^/user:   left| /' /tmp/$name.left
 		fail "$name"
 	fi
 }
