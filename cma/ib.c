@@ -393,7 +393,7 @@ bool xcma_ib_route_leaves_by(struct net_device *ndev,
 }
 
 /**
- * xcma_ib_req_ip_listener - the listener of a request with an IP header
+ * ip_listener - the listener of a request with an IP header
  * @ndev: the request's netdev (xcma_ib_req_netdev()), held
  * @ibdev: the device the request came in on
  * @service_id: its service ID
@@ -413,11 +413,11 @@ bool xcma_ib_route_leaves_by(struct net_device *ndev,
  * Return: the listener, held; NULL if there is none; or
  * ERR_PTR(-EHOSTUNREACH).
  */
-struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,
-					struct ib_device *ibdev,
-					__be64 service_id, const void *hdr,
-					const struct sockaddr_storage *local,
-					const struct sockaddr_storage *remote)
+static struct xcma_id *ip_listener(struct net_device *ndev,
+				   struct ib_device *ibdev, __be64 service_id,
+				   const void *hdr,
+				   const struct sockaddr_storage *local,
+				   const struct sockaddr_storage *remote)
 {
 	const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)local;
 	struct net *net = NULL;
@@ -435,6 +435,55 @@ struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,
 	    (ipv6_addr_type(&l6->sin6_addr) & IPV6_ADDR_LINKLOCAL))
 		ll_ifindex = ndev->ifindex;
 	return xcma_passive_find(net, ibdev, service_id, hdr, ll_ifindex);
+}
+
+/**
+ * xcma_ib_req_listener - the listener a REQ or SIDR REQ is for
+ * @ibdev: the device it came in on
+ * @req: what it says
+ * @local: set to our address in it
+ * @remote: set to the peer's
+ * @ndev: set to the netdev it came in on, held; NULL for a request
+ *	without an IP header, whose addresses the caller writes (AF_IB)
+ *
+ * A request with the rdma_cm header goes to the listener of its address
+ * on its netdev; one without, to an AF_IB listener of its service ID (in-
+ * tree cma_get_net_dev() and cma_ib_id_from_event()).
+ *
+ * Return: the listener, held; an ERR_PTR: the header's errno, -ENODEV
+ * without a netdev, -EHOSTUNREACH (ip_listener()), -EINVAL without a
+ * listener.
+ */
+struct xcma_id *xcma_ib_req_listener(struct ib_device *ibdev,
+				     const struct xcma_ib_req *req,
+				     struct sockaddr_storage *local,
+				     struct sockaddr_storage *remote,
+				     struct net_device **ndev)
+{
+	struct xcma_id *listener;
+	int ret;
+
+	*ndev = NULL;
+	ret = xcma_wire_hdr_decode(req->pdata, req->pdata_len, req->sid, local,
+				   remote);
+	if (ret && ret != -EAFNOSUPPORT)
+		return ERR_PTR(ret);
+	if (ret) {
+		listener = xcma_passive_find_ib(ibdev, req->port, req->sid);
+		return listener ?: ERR_PTR(-EINVAL);
+	}
+	*ndev = xcma_ib_req_netdev(ibdev, req->port, req->sgid_attr, req->pkey,
+				   req->sgid, (struct sockaddr *)local);
+	if (!*ndev)
+		return ERR_PTR(-ENODEV);
+	listener = ip_listener(*ndev, ibdev, req->sid, req->pdata, local,
+			       remote);
+	if (IS_ERR_OR_NULL(listener)) {
+		dev_put(*ndev);
+		*ndev = NULL;
+		return listener ?: ERR_PTR(-EINVAL);
+	}
+	return listener;
 }
 
 /**
@@ -519,22 +568,22 @@ static const struct xcma_req_ops rc_req_ops = {
 };
 
 /**
- * xcma_ib_req_handler - ib_cm listen callback: a REQ for one of our ports
+ * req_handler - ib_cm listen callback: a REQ for one of our ports
  * @cm_id: the new ib_cm id of the connection
  * @ib_event: the REQ
  *
  * Return: 0 if a listener's user took it; else non-zero, and ib_cm
  * rejects the REQ and destroys @cm_id.
  */
-int xcma_ib_req_handler(struct ib_cm_id *cm_id,
-			const struct ib_cm_event *ib_event)
+static int req_handler(struct ib_cm_id *cm_id,
+		       const struct ib_cm_event *ib_event)
 {
 	struct sockaddr_storage local, remote;
 	const struct ib_cm_req_event_param *req;
-	struct net_device *ndev = NULL;
+	struct net_device *ndev;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
-	__be64 sid;
+	struct xcma_ib_req in;
 	int ret;
 
 	if (ib_event->event == IB_CM_SIDR_REQ_RECEIVED)
@@ -542,33 +591,21 @@ int xcma_ib_req_handler(struct ib_cm_id *cm_id,
 	if (ib_event->event != IB_CM_REQ_RECEIVED)
 		return -EINVAL;
 	req = &ib_event->param.req_rcvd;
-	sid = req->primary_path->service_id;
-	ret = xcma_wire_hdr_decode(ib_event->private_data,
-				   IB_CM_REQ_PRIVATE_DATA_SIZE, sid, &local,
-				   &remote);
-	if (ret && ret != -EAFNOSUPPORT)
-		return ret;
-	if (ret) {
-		/* no IP header: for an AF_IB listener (cma_get_net_dev()) */
-		listener = xcma_passive_find_ib(cm_id->device, req->port, sid);
-		if (listener)
-			ib_addrs(req->primary_path, &local, &remote);
-	} else {
-		ndev = xcma_ib_req_netdev(cm_id->device, req->port,
-					  req->ppath_sgid_attr,
-					  be16_to_cpu(req->primary_path->pkey),
-					  &req->primary_path->sgid,
-					  (struct sockaddr *)&local);
-		if (!ndev)
-			return -ENODEV;
-		listener = xcma_ib_req_ip_listener(ndev, cm_id->device, sid,
-						   ib_event->private_data,
-						   &local, &remote);
-	}
-	if (IS_ERR_OR_NULL(listener)) {
-		dev_put(ndev);
-		return listener ? PTR_ERR(listener) : -EINVAL;
-	}
+	in = (struct xcma_ib_req){
+		.pdata = ib_event->private_data,
+		.pdata_len = IB_CM_REQ_PRIVATE_DATA_SIZE,
+		.sid = req->primary_path->service_id,
+		.port = req->port,
+		.sgid_attr = req->ppath_sgid_attr,
+		.pkey = be16_to_cpu(req->primary_path->pkey),
+		.sgid = &req->primary_path->sgid,
+	};
+	listener = xcma_ib_req_listener(cm_id->device, &in, &local, &remote,
+					&ndev);
+	if (IS_ERR(listener))
+		return PTR_ERR(listener);
+	if (!ndev)
+		ib_addrs(req->primary_path, &local, &remote);
 	trace_cm_req_handler(listener, ib_event->event);
 	xcma_ib_req_found(&listener->id);
 	if (req->qp_type != listener->id.qp_type) {
@@ -587,6 +624,46 @@ out:
 	dev_put(ndev);
 	xcma_fsm_id_put(&listener->life.fsm);
 	return ret;
+}
+
+/**
+ * xcma_ib_listen - the ib_cm listen of an RC or UD id on its device
+ * @xid: the id, LISTEN, holding a device with ib_cm
+ *
+ * ib_cm shares one listen between the ids of a port: its service ID, the
+ * port space's and port number's (SIDR requests come to it too).
+ *
+ * Return: 0, or the errno of ib_cm_insert_listen().
+ */
+int xcma_ib_listen(struct xcma_id *xid)
+{
+	struct ib_cm_id *cm_id;
+
+	cm_id = xcma_ops->insert_listen(xid->id.device, req_handler,
+					xcma_wire_addr_service_id(xid->id.ps,
+								  xcma_id_src(xid)));
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	mutex_lock(&xcma_listen_lock);
+	xid->listen_cm_id = cm_id;
+	mutex_unlock(&xcma_listen_lock);
+	return 0;
+}
+
+/**
+ * xcma_ib_unlisten - let go of the id's ib_cm listen, if it holds one
+ * @xid: the id
+ */
+void xcma_ib_unlisten(struct xcma_id *xid)
+{
+	struct ib_cm_id *cm_id;
+
+	mutex_lock(&xcma_listen_lock);
+	cm_id = xid->listen_cm_id;
+	xid->listen_cm_id = NULL;
+	mutex_unlock(&xcma_listen_lock);
+	if (cm_id)
+		xcma_ops->destroy_cm_id(cm_id);
 }
 
 /* the private data of a REQ or SIDR REQ: see xcma_ib_req_begin() */
@@ -874,6 +951,8 @@ const struct xcma_transport_ops xcma_rc_transport = {
 	.reject = rc_reject,
 	.disconnect = xcma_ib_disconnect,
 	.release = xcma_ib_release,
+	.listen = xcma_ib_listen,
+	.unlisten = xcma_ib_unlisten,
 	.init_qp_attr = rc_init_qp_attr,
 	.notify = xcma_ib_notify,
 	.reject_msg = xcma_ib_reject_msg,

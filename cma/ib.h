@@ -18,8 +18,8 @@ struct net;
 struct rdma_conn_param;
 struct xcma_id;
 
-int xcma_ib_req_handler(struct ib_cm_id *cm_id,
-			const struct ib_cm_event *ib_event);
+int xcma_ib_listen(struct xcma_id *xid);
+void xcma_ib_unlisten(struct xcma_id *xid);
 void xcma_ib_release(struct xcma_id *xid);
 int xcma_ib_disconnect(struct xcma_id *xid);
 int xcma_ib_connect_prep(struct xcma_id *xid, struct rdma_conn_param *param,
@@ -47,11 +47,31 @@ void *xcma_ib_req_begin(struct xcma_id *xid,
 int xcma_ib_req_end(struct xcma_id *xid, void *buf, int ret);
 void xcma_ib_conn_copy_l2(struct rdma_dev_addr *da,
 			  const struct net_device *ndev);
-struct xcma_id *xcma_ib_req_ip_listener(struct net_device *ndev,
-					struct ib_device *ibdev,
-					__be64 service_id, const void *hdr,
-					const struct sockaddr_storage *local,
-					const struct sockaddr_storage *remote);
+/**
+ * struct xcma_ib_req - what a REQ or SIDR REQ says, to find its listener
+ * @pdata: its private data: the rdma_cm header, then the user's
+ * @pdata_len: the size of that data (IB_CM_*_PRIVATE_DATA_SIZE)
+ * @sid: its service ID
+ * @port: the port it came in on
+ * @sgid_attr: the GID attribute it came in on, or NULL
+ * @pkey: its partition
+ * @sgid: the GID it names as ours; NULL for a SIDR REQ, which names none
+ */
+struct xcma_ib_req {
+	const void *pdata;
+	u8 pdata_len;
+	__be64 sid;
+	u32 port;
+	const struct ib_gid_attr *sgid_attr;
+	u16 pkey;
+	const union ib_gid *sgid;
+};
+
+struct xcma_id *xcma_ib_req_listener(struct ib_device *ibdev,
+				     const struct xcma_ib_req *req,
+				     struct sockaddr_storage *local,
+				     struct sockaddr_storage *remote,
+				     struct net_device **ndev);
 #if IS_ENABLED(CONFIG_KUNIT)
 void xcma_ib_req_found(struct rdma_cm_id *listener);
 #else

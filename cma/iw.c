@@ -22,7 +22,7 @@
  * that a listener's port is free when rdma_destroy_id() returns. A
  * listener released in a callback keeps its port until its work item
  * runs: a listen outside a callback that meets it waits for that
- * (xcma_iw_listen()), so that only a listen from a callback can still
+ * (iw_listen()), so that only a listen from a callback can still
  * find the port taken.
  */
 #include <linux/export.h>
@@ -92,7 +92,7 @@ static void iw_release_fn(struct work_struct *work)
 }
 
 /**
- * xcma_iw_destroy - cut an iw_cm id of ours from its id and destroy it
+ * iw_destroy - cut an iw_cm id of ours from its id and destroy it
  * @iw: connected, connecting or listening
  *
  * When this returns, no callback of @iw reaches its id any more. @iw is
@@ -103,7 +103,7 @@ static void iw_release_fn(struct work_struct *work)
  * callback it calls (the id it was called for gives its iw_cm id back to
  * iw_cm by the return value, iw_leave()).
  */
-void xcma_iw_destroy(struct iw_cm_id *iw)
+static void iw_destroy(struct iw_cm_id *iw)
 {
 	struct iw_link *link = iw->context;
 
@@ -163,7 +163,7 @@ void xcma_iw_release(struct xcma_id *xid)
 
 	xid->iw_id = NULL;
 	if (iw)
-		xcma_iw_destroy(iw);
+		iw_destroy(iw);
 }
 
 static int iw_leave(struct xcma_id *xid, struct iw_cm_id *iw, int ret)
@@ -360,15 +360,15 @@ static struct iw_cm_id *iw_listen_once(struct xcma_id *xid)
 	       xcma_addr_size(xcma_id_src(xid)));
 	ret = xcma_ops->iw_listen(iw, xid->backlog);
 	if (ret) {
-		xcma_iw_destroy(iw);
+		iw_destroy(iw);
 		return ERR_PTR(ret);
 	}
 	return iw;
 }
 
 /**
- * xcma_iw_listen - an iw_cm listen on the id's device and address
- * @xid: the id, LISTEN, with an iWARP device
+ * iw_listen - an iw_cm listen on the id's device and address
+ * @xid: the id, LISTEN, with an iWARP device; it keeps the listen
  *
  * The type of service and the AF_INET6-only option go with it, and
  * @xid->backlog.
@@ -380,18 +380,37 @@ static struct iw_cm_id *iw_listen_once(struct xcma_id *xid)
  * and tries once more, with a new iw_cm id (iw_cm allocates a listen's
  * work entries once per id).
  *
- * Return: the listening iw_cm id, or an ERR_PTR of iw_cm's errno.
+ * Return: 0, or iw_cm's errno.
  */
-struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid)
+static int iw_listen(struct xcma_id *xid)
 {
 	bool pending = atomic_read(&iw_deferred);
 	struct iw_cm_id *iw = iw_listen_once(xid);
 
-	if (PTR_ERR_OR_ZERO(iw) != -EADDRINUSE || xcma_id_in_callback() ||
-	    !(pending || atomic_read(&iw_deferred)))
-		return iw;
-	xcma_iw_flush();
-	return iw_listen_once(xid);
+	if (PTR_ERR_OR_ZERO(iw) == -EADDRINUSE && !xcma_id_in_callback() &&
+	    (pending || atomic_read(&iw_deferred))) {
+		xcma_iw_flush();
+		iw = iw_listen_once(xid);
+	}
+	if (IS_ERR(iw))
+		return PTR_ERR(iw);
+	mutex_lock(&xcma_listen_lock);
+	xid->iw_listen_id = iw;
+	mutex_unlock(&xcma_listen_lock);
+	return 0;
+}
+
+/* let go of the id's iw_cm listen, if it holds one */
+static void iw_unlisten(struct xcma_id *xid)
+{
+	struct iw_cm_id *iw;
+
+	mutex_lock(&xcma_listen_lock);
+	iw = xid->iw_listen_id;
+	xid->iw_listen_id = NULL;
+	mutex_unlock(&xcma_listen_lock);
+	if (iw)
+		iw_destroy(iw);
 }
 
 /**
@@ -443,7 +462,7 @@ static int iw_connect(struct xcma_id *xid, struct rdma_conn_param *param)
 	}
 	if (ret) {
 		xid->iw_id = NULL;
-		xcma_iw_destroy(iw);
+		iw_destroy(iw);
 	}
 	return ret;
 }
@@ -560,6 +579,8 @@ const struct xcma_transport_ops xcma_iw_transport = {
 	.reject = iw_reject,
 	.disconnect = iw_disconnect,
 	.release = xcma_iw_release,
+	.listen = iw_listen,
+	.unlisten = iw_unlisten,
 	.init_qp_attr = iw_init_qp_attr,
 	.flush = xcma_iw_flush,
 	.reject_msg = iw_reject_msg,

@@ -12,9 +12,7 @@ struct xcma_id;
 
 int xcma_iw_init(void);
 void xcma_iw_exit(void);
-void xcma_iw_destroy(struct iw_cm_id *iw);
 void xcma_iw_flush(void);
 void xcma_iw_release(struct xcma_id *xid);
-struct iw_cm_id *xcma_iw_listen(struct xcma_id *xid);
 
 #endif /* XCMA_IW_H */

@@ -13,73 +13,46 @@
 
 #include "export.h"
 #include "addr.h"
-#include "ib.h"
 #include "id.h"
-#include "iw.h"
 #include "listen.h"
 #include "passive.h"
 #include "ops.h"
-#include "wire.h"
+#include "transport.h"
 #include "device.h"
-
-/* an iWARP device listens through iw_cm, on the id's address itself */
-static int listen_iw(struct xcma_id *xid)
-{
-	struct iw_cm_id *iw = xcma_iw_listen(xid);
-
-	if (IS_ERR(iw))
-		return PTR_ERR(iw);
-	mutex_lock(&xcma_listen_lock);
-	xid->iw_listen_id = iw;
-	mutex_unlock(&xcma_listen_lock);
-	return 0;
-}
 
 /**
  * xcma_listen_start - listen on the id's device
  * @xid: the id, with a device and a bound source address
  *
- * Return: 0, or the errno of ib_cm_insert_listen() or of iw_cm.
+ * Its transport listens: on ib_cm, the service ID of its port (ib_cm
+ * shares one between the ids of a port); on iw_cm, its address.
+ *
+ * Return: 0; -ENOSYS on a port with neither CM (as in-tree); the errno
+ * of ib_cm_insert_listen() or of iw_cm.
  */
 int xcma_listen_start(struct xcma_id *xid)
 {
-	struct ib_cm_id *cm_id;
+	const struct xcma_transport_ops *t = xcma_id_transport(xid);
 
-	if (xcma_transport_iw(xid->id.device, xid->id.port_num))
-		return listen_iw(xid);
-	cm_id = xcma_ops->insert_listen(xid->id.device, xcma_ib_req_handler,
-					xcma_wire_addr_service_id(xid->id.ps,
-								  xcma_id_src(xid)));
-	if (IS_ERR(cm_id))
-		return PTR_ERR(cm_id);
-	mutex_lock(&xcma_listen_lock);
-	xid->listen_cm_id = cm_id;
-	mutex_unlock(&xcma_listen_lock);
-	return 0;
+	return t ? t->listen(xid) : -XCMA_ENOTRANSPORT;
 }
 
 /**
  * xcma_listen_stop - stop listening; nothing happens if the id does not
  * @xid: the id
  *
- * Once this returns no REQ (no iWARP connection request) can pick the id
- * any more.
+ * Once this returns no request (REQ, SIDR REQ or iWARP connection
+ * request) can pick the id any more.
  */
 void xcma_listen_stop(struct xcma_id *xid)
 {
-	struct ib_cm_id *cm_id;
-	struct iw_cm_id *iw;
+	const struct xcma_transport_ops *t;
 
-	mutex_lock(&xcma_listen_lock);
-	cm_id = xid->listen_cm_id;
-	xid->listen_cm_id = NULL;
-	iw = xid->iw_listen_id;
-	xid->iw_listen_id = NULL;
-	mutex_unlock(&xcma_listen_lock);
-	if (cm_id)
-		xcma_ops->destroy_cm_id(cm_id);
-	if (iw)
-		xcma_iw_destroy(iw);
+	if (!xid->id.device)
+		return;
+	t = xcma_id_transport(xid);
+	if (t)
+		t->unlisten(xid);
 }
 
 /**

@@ -32,6 +32,11 @@ struct xcma_id;
  * @disconnect: start or answer a disconnection; the transport moves the
  *	state (XCMA_EV_DISCONNECT)
  * @release: let go of the CM's id (destroy, device removal)
+ * @listen: listen on the id's device for requests to its address (or
+ *	service ID), keeping the CM's listen in the id (xcma_listen_lock);
+ *	the id is LISTEN and holds the device
+ * @unlisten: let go of that listen, if the id holds one; once it returns
+ *	no request can find the id
  * @init_qp_attr: the attributes for moving the id's QP to a state, before
  *	the caller's overrides (rdma_init_qp_attr())
  * @flush: wait for the CM ids @release handed to a worker (NULL: it hands
@@ -48,6 +53,8 @@ struct xcma_transport_ops {
 		      u8 reason);
 	int (*disconnect)(struct xcma_id *xid);
 	void (*release)(struct xcma_id *xid);
+	int (*listen)(struct xcma_id *xid);
+	void (*unlisten)(struct xcma_id *xid);
 	int (*init_qp_attr)(struct xcma_id *xid, struct ib_qp_attr *attr,
 			    int *mask);
 	void (*flush)(void);

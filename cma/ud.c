@@ -276,6 +276,8 @@ const struct xcma_transport_ops xcma_ud_transport = {
 	.reject = ud_reject,
 	.disconnect = xcma_ib_disconnect,
 	.release = xcma_ib_release,
+	.listen = xcma_ib_listen,
+	.unlisten = xcma_ib_unlisten,
 	.init_qp_attr = ud_init_qp_attr,
 	.notify = xcma_ib_notify,
 	.reject_msg = xcma_ib_reject_msg,
@@ -330,40 +332,28 @@ int xcma_ud_req_handler(struct ib_cm_id *cm_id,
 {
 	const struct ib_cm_sidr_req_event_param *req =
 		&ib_event->param.sidr_req_rcvd;
+	const struct xcma_ib_req in = {
+		.pdata = ib_event->private_data,
+		.pdata_len = IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE,
+		.sid = req->service_id,
+		.port = req->port,
+		.sgid_attr = req->sgid_attr,
+		.pkey = req->pkey,
+	};
 	struct sockaddr_storage local, remote;
-	struct net_device *ndev = NULL;
+	struct net_device *ndev;
 	struct xcma_id *listener, *conn;
 	struct rdma_cm_event ev = {};
 	size_t off;
 	int ret;
 
-	ret = xcma_wire_hdr_decode(ib_event->private_data,
-				   IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE,
-				   req->service_id, &local, &remote);
-	if (ret && ret != -EAFNOSUPPORT)
-		return ret;
-	if (ret) {
-		/* no IP header: for an AF_IB listener (cma_get_net_dev()) */
-		listener = xcma_passive_find_ib(cm_id->device, req->port,
-						req->service_id);
-		if (listener)
-			sidr_ib_addrs(listener, &local, &remote);
-	} else {
-		/* a SIDR REQ names no GID of ours (in-tree: has_gid false) */
-		ndev = xcma_ib_req_netdev(cm_id->device, req->port,
-					  req->sgid_attr, req->pkey, NULL,
-					  (struct sockaddr *)&local);
-		if (!ndev)
-			return -ENODEV;
-		listener = xcma_ib_req_ip_listener(ndev, cm_id->device,
-						   req->service_id,
-						   ib_event->private_data,
-						   &local, &remote);
-	}
-	if (IS_ERR_OR_NULL(listener)) {
-		dev_put(ndev);
-		return listener ? PTR_ERR(listener) : -EINVAL;
-	}
+	/* a SIDR REQ names no GID of ours (in-tree: has_gid false) */
+	listener = xcma_ib_req_listener(cm_id->device, &in, &local, &remote,
+					&ndev);
+	if (IS_ERR(listener))
+		return PTR_ERR(listener);
+	if (!ndev)
+		sidr_ib_addrs(listener, &local, &remote);
 	trace_cm_req_handler(listener, ib_event->event);
 	if (listener->id.qp_type != IB_QPT_UD) {
 		ret = -EINVAL;
