@@ -25,12 +25,12 @@
 #include "device.h"
 
 /*
- * devices_lock protects the devices list and the counters. Lock order:
- * devices_lock, then the lifecycle's ctx lock and a device's fsm locks
- * (lifecycle.c): xcma_device_acquire() attaches with it held.
+ * The devices are the lifecycle library's list (xcma_life_walk_devs()):
+ * a walk holds the ctx lock, so a device it sees stays until the walk
+ * ends, and an id attaches to a device in the same hold of the lock that
+ * found it. counters_lock, a leaf, protects the counters.
  */
-static DEFINE_MUTEX(devices_lock);
-static LIST_HEAD(devices);
+static DEFINE_MUTEX(counters_lock);
 static struct xcma_device_counters counters;
 static struct dentry *debug_dir;
 
@@ -75,11 +75,10 @@ static int add_one(struct ib_device *ibdev)
 	if (ret)
 		goto err_defaults;
 
-	mutex_lock(&devices_lock);
-	list_add_tail(&dev->list, &devices);
+	mutex_lock(&counters_lock);
 	counters.added++;
 	counters.live++;
-	mutex_unlock(&devices_lock);
+	mutex_unlock(&counters_lock);
 
 	ib_set_client_data(ibdev, &xcma_client, dev);
 	trace_cm_add_one(ibdev);
@@ -98,21 +97,17 @@ static void remove_one(struct ib_device *ibdev, void *client_data)
 	struct xcma_device *dev = client_data;
 
 	trace_cm_remove_one(ibdev);
-	/* No new id can bind to the device past this point. */
-	mutex_lock(&devices_lock);
-	list_del(&dev->list);
-	mutex_unlock(&devices_lock);
-
 	/*
-	 * Notifies the ids that hold the device, waits until none does and
-	 * finishes what they deferred (owner.c).
+	 * Takes the device off the list (no new id can attach to it past
+	 * that point), notifies the ids that hold it, waits until none does
+	 * and finishes what they deferred (owner.c).
 	 */
 	xcma_life_dev_remove(&dev->life);
 
-	mutex_lock(&devices_lock);
+	mutex_lock(&counters_lock);
 	counters.removed++;
 	counters.live--;
-	mutex_unlock(&devices_lock);
+	mutex_unlock(&counters_lock);
 	pr_info("xcma: %s: removed\n", dev_name(&ibdev->dev));
 	xcma_life_dev_destroy(&dev->life);
 	xcma_defaults_free(dev->defaults);
@@ -131,43 +126,35 @@ static struct ib_client xcma_client = {
  */
 void xcma_device_get_counters(struct xcma_device_counters *c)
 {
-	mutex_lock(&devices_lock);
+	mutex_lock(&counters_lock);
 	*c = counters;
-	mutex_unlock(&devices_lock);
+	mutex_unlock(&counters_lock);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_get_counters);
 
-/**
- * xcma_device_query - lifecycle state of a device xcma knows by name
- * @name: the ib_device's name, e.g. "rxe0"
- * @state: its state (enum xcma_dev_state of xcma/fsm.h)
- * @holders: how many ids hold it
- *
- * Return: 0, or -ENODEV if no such device is recorded.
- */
-int xcma_device_query(const char *name, int *state, unsigned int *holders)
-{
-	struct xcma_device *dev;
-	int ret = -ENODEV;
+struct named {
+	const char *name;
+	int (*fn)(struct xcma_device *dev, void *arg);
+	void *arg;
+	int ret;
+};
 
-	mutex_lock(&devices_lock);
-	list_for_each_entry(dev, &devices, list) {
-		if (strcmp(dev_name(&dev->ibdev->dev), name))
-			continue;
-		*state = xcma_life_dev_state(&dev->life);
-		*holders = xcma_life_dev_holders(&dev->life);
-		ret = 0;
-		break;
-	}
-	mutex_unlock(&devices_lock);
-	return ret;
+/* a device walk's step: @fn on the device of that name, if it is this one */
+static int with_named(struct xcma_life_dev *life, void *arg)
+{
+	struct xcma_device *dev = xcma_device_of_life(life);
+	struct named *n = arg;
+
+	if (strcmp(dev_name(&dev->ibdev->dev), n->name))
+		return 0;
+	n->ret = n->fn(dev, n->arg);
+	return 1;
 }
-EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_query);
 
 /**
  * xcma_device_with - run @fn on the device named @name
  * @name: its ib_device name
- * @fn: called with devices_lock held: the device stays until it returns
+ * @fn: called with the ctx lock held: the device stays until it returns
  * @arg: for @fn
  *
  * Return: what @fn returns, or -ENODEV if xcma has no such device.
@@ -175,20 +162,48 @@ EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_query);
 int xcma_device_with(const char *name,
 		     int (*fn)(struct xcma_device *dev, void *arg), void *arg)
 {
-	struct xcma_device *dev;
-	int ret = -ENODEV;
+	struct named n = { .name = name, .fn = fn, .arg = arg };
 
-	mutex_lock(&devices_lock);
-	list_for_each_entry(dev, &devices, list) {
-		if (!strcmp(dev_name(&dev->ibdev->dev), name)) {
-			ret = fn(dev, arg);
-			break;
-		}
-	}
-	mutex_unlock(&devices_lock);
-	return ret;
+	if (!xcma_life_walk_devs(with_named, &n))
+		return -ENODEV;
+	return n.ret;
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_with);
+
+struct query {
+	unsigned int state;
+	unsigned int holders;
+};
+
+static int query_one(struct xcma_device *dev, void *arg)
+{
+	struct query *q = arg;
+
+	xcma_life_dev_query_locked(&dev->life, &q->state, &q->holders);
+	return 0;
+}
+
+/**
+ * xcma_device_query - lifecycle state of a device xcma knows by name
+ * @name: the ib_device's name, e.g. "rxe0"
+ * @state: its state (enum xcma_dev_state of xcma/fsm.h)
+ * @holders: how many ids hold it
+ *
+ * Return: 0, or -ENODEV if no such device is recorded (never added, or
+ * its removal has started).
+ */
+int xcma_device_query(const char *name, int *state, unsigned int *holders)
+{
+	struct query q;
+	int ret = xcma_device_with(name, query_one, &q);
+
+	if (!ret) {
+		*state = q.state;
+		*holders = q.holders;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_IF_XCMA_TEST(xcma_device_query);
 
 /**
  * xcma_device_of_id - the device an id holds
@@ -289,16 +304,56 @@ static const struct ib_gid_attr *port_gid(struct xcma_device *dev, u32 port,
 }
 
 /*
- * The id holds @dev from now on. Return: 0; -ENODEV if @dev is being
- * removed; -EINVAL if the id is being destroyed or already holds a device.
+ * The id holds @dev and is on @port from now on; a device walk's step.
+ * Return: 0; -EINVAL if the id is being destroyed or already holds a
+ * device.
  */
-static int attach(struct xcma_id *xid, struct xcma_device *dev)
+static int attach(struct xcma_id *xid, struct xcma_device *dev, u32 port)
 {
-	int ret = xcma_fsm_id_attach(&xid->life.fsm, &dev->life.fsm);
+	int ret = xcma_fsm_id_attach_locked(&xid->life.fsm, &dev->life.fsm);
 
-	if (!ret)
-		trace_cm_id_attach(xid, dev->ibdev);
-	return ret;
+	if (ret)
+		return ret;
+	trace_cm_id_attach(xid, dev->ibdev);
+	xid->id.device = dev->ibdev;
+	xid->id.port_num = port;
+	xid->id.route.addr.dev_addr.transport =
+		rdma_node_get_transport(dev->ibdev->node_type);
+	return 0;
+}
+
+struct acquire {
+	struct xcma_id *xid;
+	struct net_device *ndev;
+	union ib_gid gid;
+	int ret;
+};
+
+static int acquire_on(struct xcma_life_dev *life, void *arg)
+{
+	struct xcma_device *dev = xcma_device_of_life(life);
+	struct acquire *a = arg;
+	struct rdma_dev_addr *da = &a->xid->id.route.addr.dev_addr;
+	const struct ib_gid_attr *attr;
+	u32 port;
+
+	/* in exclusive netns mode, the id's namespace's devices only */
+	if (!xcma_ops->dev_access_netns(dev->ibdev, da->net))
+		return 0;
+	rdma_for_each_port(dev->ibdev, port) {
+		attr = port_gid(dev, port, da, a->ndev, &a->gid);
+		if (IS_ERR(attr))
+			continue;
+		a->ret = attach(a->xid, dev, port);
+		if (a->ret) {
+			xcma_ops->put_gid_attr(attr);
+			return 1;
+		}
+		da->sgid_attr = attr;
+		xcma_id_track_locked(a->xid);
+		return 1;
+	}
+	return 0;
 }
 
 /**
@@ -318,49 +373,18 @@ static int attach(struct xcma_id *xid, struct xcma_device *dev)
 int xcma_device_acquire(struct xcma_id *xid)
 {
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
-	bool af_ib = xcma_id_src(xid)->sa_family == AF_IB;
-	const struct ib_gid_attr *attr;
-	struct xcma_device *dev;
-	struct net_device *ndev = NULL;
-	union ib_gid gid = {};
-	int ret = -ENODEV;
-	u32 port;
+	struct acquire a = { .xid = xid, .ret = -ENODEV };
 
 	/* an AF_IB address names a GID, no netdev: IB ports only */
-	if (!af_ib) {
-		ndev = dev_get_by_index(da->net, da->bound_dev_if);
-		if (!ndev)
+	if (xcma_id_src(xid)->sa_family != AF_IB) {
+		a.ndev = dev_get_by_index(da->net, da->bound_dev_if);
+		if (!a.ndev)
 			return -ENODEV;
-		rdma_ip2gid(xcma_id_src(xid), &gid);
+		rdma_ip2gid(xcma_id_src(xid), &a.gid);
 	}
-
-	mutex_lock(&devices_lock);
-	list_for_each_entry(dev, &devices, list) {
-		/* in exclusive netns mode, the id's namespace's devices only */
-		if (!xcma_ops->dev_access_netns(dev->ibdev, da->net))
-			continue;
-		rdma_for_each_port(dev->ibdev, port) {
-			attr = port_gid(dev, port, da, ndev, &gid);
-			if (IS_ERR(attr))
-				continue;
-			ret = attach(xid, dev);
-			if (ret) {
-				xcma_ops->put_gid_attr(attr);
-				goto out;
-			}
-			xid->id.device = dev->ibdev;
-			xid->id.port_num = port;
-			da->transport =
-				rdma_node_get_transport(dev->ibdev->node_type);
-			da->sgid_attr = attr;
-			xcma_id_track(xid);
-			goto out;
-		}
-	}
-out:
-	mutex_unlock(&devices_lock);
-	dev_put(ndev);
-	return ret;
+	xcma_life_walk_devs(acquire_on, &a);
+	dev_put(a.ndev);
+	return a.ret;
 }
 
 /**
@@ -421,6 +445,58 @@ static u32 active_port(struct ib_device *ibdev)
 	return 0;
 }
 
+struct loopback {
+	struct xcma_id *xid;
+	bool any;
+	int ret;
+};
+
+/* a loopback id takes the port's first GID and pkey */
+static int loopback_attach(struct xcma_id *xid, struct xcma_device *dev,
+			   u32 port)
+{
+	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
+	union ib_gid gid;
+	u16 pkey;
+	int ret;
+
+	ret = xcma_ops->query_gid(dev->ibdev, port, 0, &gid);
+	if (!ret)
+		ret = xcma_ops->get_cached_pkey(dev->ibdev, port, 0, &pkey);
+	if (!ret)
+		ret = attach(xid, dev, port);
+	if (ret)
+		return ret;
+	if (xcma_transport(dev->ibdev, port) == XCMA_TRANSPORT_IB)
+		da->dev_type = ARPHRD_INFINIBAND;
+	else
+		da->dev_type = ARPHRD_ETHER;
+	rdma_addr_set_sgid(da, &gid);
+	ib_addr_set_pkey(da, pkey);
+	xcma_id_track_locked(xid);
+	return 0;
+}
+
+/* a device walk's step: the device, if it has an active port (or any) */
+static int loopback_on(struct xcma_life_dev *life, void *arg)
+{
+	struct xcma_device *dev = xcma_device_of_life(life);
+	struct loopback *l = arg;
+	u32 port = 1;
+
+	/* an AF_IB id needs ib_cm: no iWARP device (as in-tree) */
+	if (xcma_id_src(l->xid)->sa_family == AF_IB &&
+	    !xcma_transport_ib_cm(dev->ibdev, 1))
+		return 0;
+	if (!l->any) {
+		port = active_port(dev->ibdev);
+		if (!port)
+			return 0;
+	}
+	l->ret = loopback_attach(l->xid, dev, port);
+	return 1;
+}
+
 /**
  * xcma_device_acquire_loopback - attach an id that talks to itself
  * @xid: the id, resolving a loopback or wildcard destination, no device
@@ -436,51 +512,14 @@ static u32 active_port(struct ib_device *ibdev)
  */
 int xcma_device_acquire_loopback(struct xcma_id *xid)
 {
-	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
-	struct xcma_device *dev, *found = NULL;
-	union ib_gid gid;
-	u32 port = 1;
-	int ret;
-	u16 pkey;
+	struct loopback l = { .xid = xid, .ret = -ENODEV };
 
-	mutex_lock(&devices_lock);
-	list_for_each_entry(dev, &devices, list) {
-		u32 p;
-
-		/* an AF_IB id needs ib_cm: no iWARP device (as in-tree) */
-		if (xcma_id_src(xid)->sa_family == AF_IB &&
-		    !xcma_transport_ib_cm(dev->ibdev, 1))
-			continue;
-		p = active_port(dev->ibdev);
-		if (!found)
-			found = dev;
-		if (p) {
-			found = dev;
-			port = p;
-			break;
-		}
+	/* a device with an active port; else the first one, on port 1 */
+	if (!xcma_life_walk_devs(loopback_on, &l)) {
+		l.any = true;
+		xcma_life_walk_devs(loopback_on, &l);
 	}
-	ret = found ? 0 : -ENODEV;
-	if (!ret)
-		ret = xcma_ops->query_gid(found->ibdev, port, 0, &gid);
-	if (!ret)
-		ret = xcma_ops->get_cached_pkey(found->ibdev, port, 0, &pkey);
-	if (!ret)
-		ret = attach(xid, found);
-	if (!ret) {
-		if (xcma_transport(found->ibdev, port) == XCMA_TRANSPORT_IB)
-			da->dev_type = ARPHRD_INFINIBAND;
-		else
-			da->dev_type = ARPHRD_ETHER;
-		rdma_addr_set_sgid(da, &gid);
-		ib_addr_set_pkey(da, pkey);
-		xid->id.device = found->ibdev;
-		xid->id.port_num = port;
-		da->transport = rdma_node_get_transport(found->ibdev->node_type);
-		xcma_id_track(xid);
-	}
-	mutex_unlock(&devices_lock);
-	return ret;
+	return l.ret;
 }
 
 /*
@@ -509,6 +548,37 @@ static bool ib_port_gid(struct ib_device *ibdev, u32 port,
 	return false;
 }
 
+struct acquire_ib {
+	struct xcma_id *xid;
+	const union ib_gid *dgid;
+	u16 pkey;
+	union ib_gid *sgid;
+	int ret;
+};
+
+static int acquire_ib_on(struct xcma_life_dev *life, void *arg)
+{
+	struct xcma_device *dev = xcma_device_of_life(life);
+	struct acquire_ib *a = arg;
+	u16 index;
+	u32 port;
+
+	rdma_for_each_port(dev->ibdev, port) {
+		if (xcma_transport(dev->ibdev, port) != XCMA_TRANSPORT_IB)
+			continue;
+		if (xcma_ops->find_cached_pkey(dev->ibdev, port, a->pkey,
+					       &index))
+			continue;
+		if (!ib_port_gid(dev->ibdev, port, a->dgid, a->sgid))
+			continue;
+		a->ret = attach(a->xid, dev, port);
+		if (!a->ret)
+			xcma_id_track_locked(a->xid);
+		return 1;
+	}
+	return 0;
+}
+
 /**
  * xcma_device_acquire_ib - attach an id that resolves an AF_IB address
  * @xid: the id, no device
@@ -525,35 +595,13 @@ static bool ib_port_gid(struct ib_device *ibdev, u32 port,
 int xcma_device_acquire_ib(struct xcma_id *xid, const union ib_gid *dgid,
 			   u16 pkey, union ib_gid *sgid)
 {
-	struct xcma_device *dev;
-	int ret = -ENODEV;
-	u16 index;
-	u32 port;
+	struct acquire_ib a = {
+		.xid = xid, .dgid = dgid, .pkey = pkey, .sgid = sgid,
+		.ret = -ENODEV,
+	};
 
-	mutex_lock(&devices_lock);
-	list_for_each_entry(dev, &devices, list) {
-		rdma_for_each_port(dev->ibdev, port) {
-			if (xcma_transport(dev->ibdev, port) != XCMA_TRANSPORT_IB)
-				continue;
-			if (xcma_ops->find_cached_pkey(dev->ibdev, port, pkey,
-						       &index))
-				continue;
-			if (!ib_port_gid(dev->ibdev, port, dgid, sgid))
-				continue;
-			ret = attach(xid, dev);
-			if (ret)
-				goto out;
-			xid->id.device = dev->ibdev;
-			xid->id.port_num = port;
-			xid->id.route.addr.dev_addr.transport =
-				rdma_node_get_transport(dev->ibdev->node_type);
-			xcma_id_track(xid);
-			goto out;
-		}
-	}
-out:
-	mutex_unlock(&devices_lock);
-	return ret;
+	xcma_life_walk_devs(acquire_ib_on, &a);
+	return a.ret;
 }
 
 /**
@@ -576,16 +624,20 @@ void xcma_device_report_holder(struct xcma_life_dev *life,
 		xcma_id_owner(xid));
 }
 
+static int show_one(struct xcma_life_dev *life, void *arg)
+{
+	struct xcma_device *dev = xcma_device_of_life(life);
+	unsigned int state, holders;
+
+	xcma_life_dev_query_locked(life, &state, &holders);
+	seq_printf(arg, "%s %s holders=%u\n", dev_name(&dev->ibdev->dev),
+		   xcma_fsm_dev_state_name(state), holders);
+	return 0;
+}
+
 static int devices_show(struct seq_file *s, void *unused)
 {
-	struct xcma_device *dev;
-
-	mutex_lock(&devices_lock);
-	list_for_each_entry(dev, &devices, list)
-		seq_printf(s, "%s %s holders=%u\n", dev_name(&dev->ibdev->dev),
-			   xcma_life_dev_state_name(&dev->life),
-			   xcma_life_dev_holders(&dev->life));
-	mutex_unlock(&devices_lock);
+	xcma_life_walk_devs(show_one, s);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(devices);

@@ -25,13 +25,11 @@ struct xcma_defaults;
 /**
  * struct xcma_device - xcma's record of one RDMA device
  * @ibdev: the device; valid until .remove for it returns
- * @list: entry in the device list (protected by device.c's devices_lock)
  * @life: lifecycle state and holders, owned by the library
  * @defaults: per-port defaults for new ids (defaults.h)
  */
 struct xcma_device {
 	struct ib_device *ibdev;
-	struct list_head list;
 	struct xcma_life_dev life;
 	struct xcma_defaults *defaults;
 };

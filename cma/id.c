@@ -427,6 +427,16 @@ void xcma_id_track(struct xcma_id *xid)
 }
 
 /**
+ * xcma_id_track_locked - xcma_id_track() from a device walk
+ * @xid: the id, attached to a device in this hold of the ctx lock
+ */
+void xcma_id_track_locked(struct xcma_id *xid)
+{
+	lockdep_assert_held(&xcma_life.lock);
+	rdma_restrack_add(&xid->res);
+}
+
+/**
  * xcma_id_track_conn - name a new conn id after its listener, and list it
  * @conn: attached by xcma_fsm_id_enter_req()
  * @listener: LISTEN, its handler lock held (by that same call)

@@ -219,6 +219,7 @@ int xcma_id_deliver(struct xcma_id *xid, unsigned int fsm_event,
 int xcma_id_transition(struct xcma_id *xid, unsigned int fsm_event);
 void xcma_id_detach(struct xcma_id *xid);
 void xcma_id_track(struct xcma_id *xid);
+void xcma_id_track_locked(struct xcma_id *xid);
 void xcma_id_track_conn(struct xcma_id *conn, struct xcma_id *listener);
 void xcma_id_free_unused(struct xcma_id *xid);
 unsigned int xcma_id_live(void);

@@ -37,22 +37,36 @@ static struct xcma_life_ctx *id_ctx(struct xcma_life_id *id)
 	return ctx_of(id->fsm.ctx);
 }
 
+#ifdef XCMA_TEST_BUILD
 /**
- * xcma_life_ctx_init - initialise a lifecycle context
+ * xcma_life_ctx_init - initialise a test's own lifecycle context
  * @ctx: the context
- * @ops: its module-wide callbacks
- * @id_ops: what the owner of each of its ids does
+ * @test_ops: what the owner of each of its ids does
+ *
+ * Its devices get no wildcard listener's child (-ENOMEM) and its late
+ * removals a generic report.
  */
 void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
-			const struct xcma_life_ctx_ops *ops,
-			const struct xcma_life_id_ops *id_ops)
+			const struct xcma_life_id_ops *test_ops)
 {
 	mutex_init(&ctx->lock);
-	ctx->ops = ops;
-	ctx->id_ops = id_ops;
+	ctx->test_ops = test_ops;
 	xcma_fsm_ctx_init(&ctx->fsm);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_ctx_init);
+
+/* the owner of a test's context's ids; NULL: owner.c's (the module's) */
+static const struct xcma_life_id_ops *test_ops(struct xcma_life_ctx *ctx)
+{
+	return ctx->test_ops;
+}
+#else
+static inline const struct xcma_life_id_ops *
+test_ops(struct xcma_life_ctx *ctx)
+{
+	return NULL;
+}
+#endif
 
 /**
  * xcma_life_id_init - initialise an id (state IDLE, one reference)
@@ -129,8 +143,8 @@ void xcma_life_dev_remove(struct xcma_life_dev *dev)
 
 	might_sleep();
 	xcma_fsm_dev_remove(&dev->fsm);
-	if (ctx->ops && ctx->ops->dev_removed)
-		ctx->ops->dev_removed(dev);
+	if (ctx == &xcma_life)
+		xcma_owner_dev_removed(dev);
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_remove);
 
@@ -155,25 +169,49 @@ int xcma_life_dev_state(struct xcma_life_dev *dev)
 }
 EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_state);
 
-/**
- * xcma_life_dev_state_name - name of a device's state, for debugfs
- * @dev: the device
- */
-const char *xcma_life_dev_state_name(struct xcma_life_dev *dev)
+struct dev_walk {
+	xcma_life_dev_visit fn;
+	void *arg;
+};
+
+static int dev_walk_one(struct xcma_fsm_dev *fsm, void *arg)
 {
-	return xcma_fsm_dev_state_name(xcma_fsm_dev_state(&dev->fsm));
+	struct dev_walk *w = arg;
+
+	return w->fn(xcma_life_dev_of(fsm), w->arg);
 }
-EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_state_name);
 
 /**
- * xcma_life_dev_holders - how many ids hold a device
- * @dev: the device
+ * xcma_life_walk_devs - walk the module's devices
+ * @fn: called for each device ids may attach to, oldest first, with the
+ *	ctx mutex held (the device stays until it returns); a non-zero
+ *	return stops the walk
+ * @arg: for @fn
+ *
+ * The module's one device list is the library's: a device is on it from
+ * xcma_life_dev_init() until its removal starts.
+ *
+ * Return: the non-zero value that stopped the walk, or 0.
  */
-unsigned int xcma_life_dev_holders(struct xcma_life_dev *dev)
+int xcma_life_walk_devs(xcma_life_dev_visit fn, void *arg)
 {
-	return xcma_fsm_dev_holders(&dev->fsm);
+	struct dev_walk w = { .fn = fn, .arg = arg };
+
+	return xcma_fsm_ctx_for_each_dev(&xcma_life.fsm, dev_walk_one, &w);
 }
-EXPORT_SYMBOL_IF_XCMA_TEST(xcma_life_dev_holders);
+
+/**
+ * xcma_life_dev_query_locked - a device's state and holders, in a walk
+ * @dev: the device @fn of xcma_life_walk_devs() was given
+ * @state: set to its enum xcma_dev_state
+ * @holders: set to how many ids hold it
+ */
+void xcma_life_dev_query_locked(struct xcma_life_dev *dev, unsigned int *state,
+				unsigned int *holders)
+{
+	lockdep_assert_held(&xcma_life_ctx_of(dev->fsm.ctx)->lock);
+	xcma_fsm_dev_query_locked(&dev->fsm, state, holders);
+}
 
 /* ---- the platform ---- */
 
@@ -337,44 +375,58 @@ int xcma_plat_id_event(struct xcma_fsm_id *fsm, unsigned int cm_event,
 		       int status)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	const struct xcma_life_id_ops *t = test_ops(id_ctx(id));
 
 	lockdep_assert_held(&id->handler_mutex);
-	return id_ctx(id)->id_ops->event(id, cm_event, status);
+	if (t)
+		return t->event(id, cm_event, status);
+	return xcma_owner_event(id, cm_event, status);
 }
 
 void xcma_plat_id_cancel(struct xcma_fsm_id *fsm, unsigned int state)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	const struct xcma_life_id_ops *t = test_ops(id_ctx(id));
 
-	id_ctx(id)->id_ops->cancel(id, state);
+	if (t)
+		t->cancel(id, state);
+	else
+		xcma_owner_cancel(id, state);
 }
 
 void xcma_plat_id_group_drop(struct xcma_fsm_id *fsm,
 			     struct xcma_fsm_link *group)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
-	const struct xcma_life_id_ops *ops = id_ctx(id)->id_ops;
+	const struct xcma_life_id_ops *t = test_ops(id_ctx(id));
 
-	if (!WARN_ON_ONCE(!ops->group_drop))
-		ops->group_drop(id, group);
+	if (!t)
+		xcma_owner_group_drop(id, group);
+	else if (!WARN_ON_ONCE(!t->group_drop))
+		t->group_drop(id, group);
 }
 
 void xcma_plat_id_release_dev(struct xcma_fsm_id *fsm,
 			      struct xcma_fsm_dev *dev)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	const struct xcma_life_id_ops *t = test_ops(id_ctx(id));
 
-	const struct xcma_life_id_ops *ops = id_ctx(id)->id_ops;
-
-	if (ops->release_dev)
-		ops->release_dev(id, xcma_life_dev_of(dev));
+	if (!t)
+		xcma_owner_release_dev(id, xcma_life_dev_of(dev));
+	else if (t->release_dev)
+		t->release_dev(id, xcma_life_dev_of(dev));
 }
 
 void xcma_plat_id_free(struct xcma_fsm_id *fsm)
 {
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
+	const struct xcma_life_id_ops *t = test_ops(id_ctx(id));
 
-	id_ctx(id)->id_ops->free(id);
+	if (t)
+		t->free(id);
+	else
+		xcma_owner_free(id);
 }
 
 int xcma_plat_listen_child(struct xcma_fsm_id *parent,
@@ -385,10 +437,11 @@ int xcma_plat_listen_child(struct xcma_fsm_id *parent,
 	int ret;
 
 	lockdep_assert_held(&ctx->lock);
-	if (!ctx->ops || !ctx->ops->listen_child)
+	/* a test's context has no wildcard listener's child */
+	if (ctx != &xcma_life)
 		return -ENOMEM;
-	ret = ctx->ops->listen_child(xcma_life_id_of(parent),
-				     xcma_life_dev_of(dev), &child);
+	ret = xcma_owner_listen_child(xcma_life_id_of(parent),
+				      xcma_life_dev_of(dev), &child);
 	if (!ret && child)
 		*out = &child->fsm;
 	return ret;
@@ -402,8 +455,8 @@ void xcma_plat_dev_report_holder(struct xcma_fsm_dev *dev,
 	struct xcma_life_id *id = xcma_life_id_of(fsm);
 
 	lockdep_assert_held(&ctx->lock);
-	if (ctx->ops && ctx->ops->report_holder)
-		ctx->ops->report_holder(d, id);
+	if (ctx == &xcma_life)
+		xcma_owner_report_holder(d, id);
 	else
 		pr_warn("xcma: device removal waits for id %p in state %s\n",
 			id, xcma_fsm_state_name(xcma_fsm_id_state(fsm)));

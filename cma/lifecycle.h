@@ -6,9 +6,8 @@
  * event, cancel an operation, release a device or free the id.
  *
  * Usage, in order (locks in brackets are taken by the library itself):
- *   xcma_life.ops, .id_ops = &ops            once, at module init (the
- *                                            module's context xcma_life
- *                                            is statically initialised)
+ *   (the module's context xcma_life is statically initialised; its
+ *   ids' and devices' owner is owner.c, the xcma_owner_*() below)
  *   xcma_life_dev_init(dev)                  ib_client.add [ctx lock]; on
  *                                            error dev is already removed
  *   xcma_life_id_init(id, &xcma_life)        rdma_create_id
@@ -30,7 +29,8 @@
  *   xcma_life_dev_destroy(dev)               and free
  * No caller holds any xcma lock when calling these, except the handler
  * mutex where noted; the library never calls back with the ctx lock held
- * except ctx ops->listen_child and ops->report_holder.
+ * except xcma_owner_listen_child(), xcma_owner_report_holder() and the
+ * @fn of a device walk (xcma_life_walk_devs(): device.c's only list).
  */
 #ifndef XCMA_LIFECYCLE_H
 #define XCMA_LIFECYCLE_H
@@ -45,8 +45,50 @@
 struct xcma_life_id;
 struct xcma_life_dev;
 
+/*
+ * What the owner of the module's ids and devices (owner.c) does when the
+ * library asks; the platform calls these directly, no table between:
+ *   xcma_owner_event()         run the user's callback for @cm_event (enum
+ *                              rdma_cm_event_type) of an event the library
+ *                              delivers itself (DEVICE_REMOVAL); handler
+ *                              mutex held; returns the user's value
+ *   xcma_owner_cancel()        cancel the operation pending in @state (enum
+ *                              rdma_cm_state); once per id, no xcma lock
+ *   xcma_owner_group_drop()    leave and release a multicast group the
+ *                              library took off the id as it lets go of
+ *                              its device; no xcma lock held
+ *   xcma_owner_release_dev()   drop what the id holds of @dev (GID
+ *                              attributes, CM ids); no xcma lock held
+ *   xcma_owner_free()          the library is done with the id: free it;
+ *                              no xcma lock held
+ *   xcma_owner_listen_child()  allocate the per-device child of wildcard
+ *                              listener @parent, xcma_life_id_init() it,
+ *                              start listening on @dev, set *@child (NULL
+ *                              for a device that takes no child); 0 or
+ *                              -errno; ctx mutex held
+ *   xcma_owner_report_holder() removal of @dev has waited a report period
+ *                              for @id; ctx mutex held
+ *   xcma_owner_dev_removed()   no id holds @dev any more (the last step of
+ *                              xcma_life_dev_remove()): finish what the
+ *                              ids deferred; no xcma lock held
+ */
+int xcma_owner_event(struct xcma_life_id *id, unsigned int cm_event,
+		     int status);
+void xcma_owner_cancel(struct xcma_life_id *id, unsigned int state);
+void xcma_owner_group_drop(struct xcma_life_id *id,
+			   struct xcma_fsm_link *group);
+void xcma_owner_release_dev(struct xcma_life_id *id, struct xcma_life_dev *dev);
+void xcma_owner_free(struct xcma_life_id *id);
+int xcma_owner_listen_child(struct xcma_life_id *parent,
+			    struct xcma_life_dev *dev,
+			    struct xcma_life_id **child);
+void xcma_owner_report_holder(struct xcma_life_dev *dev,
+			      struct xcma_life_id *id);
+void xcma_owner_dev_removed(struct xcma_life_dev *dev);
+
 /**
- * struct xcma_life_id_ops - what the owner of an id does when asked
+ * struct xcma_life_id_ops - the owner of the ids of a test's own context
+ *	(xcma_life_ctx_init(), the KUnit build): as the xcma_owner_*() above
  * @event: run the user's callback for @cm_event (enum rdma_cm_event_type)
  *	of an event the library delivers itself (DEVICE_REMOVAL); handler
  *	mutex held; return the user's value
@@ -68,38 +110,19 @@ struct xcma_life_id_ops {
 };
 
 /**
- * struct xcma_life_ctx_ops - module-wide callbacks
- * @listen_child: allocate the per-device child of wildcard listener
- *	@parent, xcma_life_id_init() it, start listening on @dev, set
- *	*@child, or leave it NULL for a device that takes no child;
- *	return 0 or -errno. Called with the ctx mutex held.
- * @report_holder: removal of @dev has waited a report period for @id.
- *	Called with the ctx mutex held.
- * @dev_removed: no id holds @dev any more (xcma_life_dev_remove()'s
- *	last step): finish what the ids deferred as they let go of it; may
- *	be NULL. No xcma lock held.
- */
-struct xcma_life_ctx_ops {
-	int (*listen_child)(struct xcma_life_id *parent,
-			    struct xcma_life_dev *dev,
-			    struct xcma_life_id **child);
-	void (*report_holder)(struct xcma_life_dev *dev, struct xcma_life_id *id);
-	void (*dev_removed)(struct xcma_life_dev *dev);
-};
-
-/**
  * struct xcma_life_ctx - one lifecycle context (the module has one; tests
  *	make their own)
  * @lock: the ctx mutex: protects @fsm's lists and every xcma_fsm_dev and
  *	xcma_fsm_id field documented as "ctx lock" in xcma/fsm.h
- * @ops: constant
- * @id_ops: what the owner of every id of the context does; constant
+ * @test_ops: (the KUnit build) the owner of a test's context's ids;
+ *	the module's context has none: owner.c owns its ids
  * @fsm: the library's part
  */
 struct xcma_life_ctx {
 	struct mutex lock; /* the ctx mutex, see above */
-	const struct xcma_life_ctx_ops *ops;
-	const struct xcma_life_id_ops *id_ops;
+#ifdef XCMA_TEST_BUILD
+	const struct xcma_life_id_ops *test_ops;
+#endif
 	struct xcma_fsm_ctx fsm;
 };
 
@@ -137,18 +160,21 @@ struct xcma_life_dev {
 /* the module's context */
 extern struct xcma_life_ctx xcma_life;
 
+#ifdef XCMA_TEST_BUILD
 void xcma_life_ctx_init(struct xcma_life_ctx *ctx,
-			const struct xcma_life_ctx_ops *ops,
-			const struct xcma_life_id_ops *id_ops);
+			const struct xcma_life_id_ops *test_ops);
+#endif
 void xcma_life_id_init(struct xcma_life_id *id, struct xcma_life_ctx *ctx);
 int xcma_life_dev_init_in(struct xcma_life_dev *dev,
 			  struct xcma_life_ctx *ctx);
 int xcma_life_dev_init(struct xcma_life_dev *dev);
 void xcma_life_dev_remove(struct xcma_life_dev *dev);
 void xcma_life_dev_destroy(struct xcma_life_dev *dev);
+typedef int (*xcma_life_dev_visit)(struct xcma_life_dev *dev, void *arg);
+int xcma_life_walk_devs(xcma_life_dev_visit fn, void *arg);
+void xcma_life_dev_query_locked(struct xcma_life_dev *dev, unsigned int *state,
+				unsigned int *holders);
 int xcma_life_dev_state(struct xcma_life_dev *dev);
-const char *xcma_life_dev_state_name(struct xcma_life_dev *dev);
-unsigned int xcma_life_dev_holders(struct xcma_life_dev *dev);
 
 static inline struct xcma_life_ctx *xcma_life_ctx_of(struct xcma_fsm_ctx *fsm)
 {

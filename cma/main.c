@@ -10,7 +10,6 @@
 #include "iw.h"
 #include "neigh.h"
 #include "netdev.h"
-#include "owner.h"
 #include "port.h"
 #include "sa.h"
 #include "device.h"
@@ -33,7 +32,6 @@ static int __init xcma_init(void)
 		goto err_neigh;
 	/* before any device: an id may query the SA from the first one on */
 	xcma_sa_init();
-	xcma_owner_init();
 	ret = xcma_device_init();
 	if (ret)
 		goto err_sa;

@@ -7,9 +7,9 @@
  *
  * This is the one file that knows every concern an id has (its neighbour
  * watch, its address and route queries, its listens, its connection on
- * whichever transport, its multicast groups): the core (id.c, device.c)
- * names none of them and reaches them only through the tables below,
- * which main.c installs before the first device is added.
+ * whichever transport, its multicast groups): the core (id.c, device.c,
+ * lifecycle.c) names none of them; the platform calls the xcma_owner_*()
+ * functions that lifecycle.h declares, directly.
  */
 #include <linux/bug.h>
 #include <rdma/rdma_cm.h>
@@ -22,27 +22,26 @@
 #include "mcast.h"
 #include "neigh.h"
 #include "ops.h"
-#include "owner.h"
 #include "resolve.h"
 #include "sa.h"
 
 /* The library delivers an event of its own (no payload). */
-static int id_event(struct xcma_life_id *life, unsigned int cm_event,
-		    int status)
+int xcma_owner_event(struct xcma_life_id *life, unsigned int cm_event,
+		     int status)
 {
 	struct rdma_cm_event ev = { .event = cm_event, .status = status };
 
 	return xcma_id_call_user(xcma_id_of_life(life), &ev);
 }
 
-static void id_cancel(struct xcma_life_id *life, unsigned int state)
+void xcma_owner_cancel(struct xcma_life_id *life, unsigned int state)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
 
 	/*
 	 * Whatever the state: once per id, on destroy or after removal. A
 	 * listener's listen on its device stays until the device is let go
-	 * (id_release_dev()), as in-tree, where the cancel of a listener
+	 * (xcma_owner_release_dev()), as in-tree, where the cancel of a listener
 	 * stops only a wildcard's per-device listens (the library's
 	 * cancel_listens()): after DEVICE_REMOVAL, rdma_disconnect() on it
 	 * still finds a CM id, and a REQ still finds the listener and is
@@ -62,8 +61,8 @@ static void id_cancel(struct xcma_life_id *life, unsigned int state)
 }
 
 /* Everything that belongs to the device goes before the device may. */
-static void id_release_dev(struct xcma_life_id *life,
-			   struct xcma_life_dev *dev)
+void xcma_owner_release_dev(struct xcma_life_id *life,
+			    struct xcma_life_dev *dev)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
 	struct rdma_dev_addr *da = &xid->id.route.addr.dev_addr;
@@ -78,7 +77,7 @@ static void id_release_dev(struct xcma_life_id *life,
 	}
 }
 
-static void id_free(struct xcma_life_id *life)
+void xcma_owner_free(struct xcma_life_id *life)
 {
 	struct xcma_id *xid = xcma_id_of_life(life);
 
@@ -89,34 +88,27 @@ static void id_free(struct xcma_life_id *life)
 	xcma_id_free(xid);
 }
 
-static const struct xcma_life_id_ops id_ops = {
-	.event = id_event,
-	.cancel = id_cancel,
-	.group_drop = xcma_mcast_drop,
-	.release_dev = id_release_dev,
-	.free = id_free,
-};
+void xcma_owner_group_drop(struct xcma_life_id *life,
+			   struct xcma_fsm_link *group)
+{
+	xcma_mcast_drop(life, group);
+}
 
 /* and the iw_cm ids they let go of in a callback are destroyed */
-static void dev_removed(struct xcma_life_dev *dev)
+void xcma_owner_dev_removed(struct xcma_life_dev *dev)
 {
 	xcma_conn_flush();
 }
 
-static const struct xcma_life_ctx_ops ctx_ops = {
-	.listen_child = xcma_listen_child,
-	.report_holder = xcma_device_report_holder,
-	.dev_removed = dev_removed,
-};
-
-/**
- * xcma_owner_init - install the tables in the module's context
- *
- * Before xcma_device_init(): listen_child may run from the first device's
- * ib_client.add on.
- */
-void xcma_owner_init(void)
+int xcma_owner_listen_child(struct xcma_life_id *parent,
+			    struct xcma_life_dev *dev,
+			    struct xcma_life_id **child)
 {
-	xcma_life.ops = &ctx_ops;
-	xcma_life.id_ops = &id_ops;
+	return xcma_listen_child(parent, dev, child);
+}
+
+void xcma_owner_report_holder(struct xcma_life_dev *dev,
+			      struct xcma_life_id *id)
+{
+	xcma_device_report_holder(dev, id);
 }

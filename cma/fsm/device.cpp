@@ -335,6 +335,34 @@ extern "C" int xcma_fsm_ctx_for_each_id(xcma_fsm_ctx *ctx,
 	return ret;
 }
 
+extern "C" int xcma_fsm_ctx_for_each_dev(xcma_fsm_ctx *ctx,
+					 xcma_fsm_dev_visit fn, void *arg)
+{
+	int ret = 0;
+
+	xcma_plat_ctx_lock(ctx);
+	for (xcma_fsm_link *d = ctx->devs.next; d != &ctx->devs && !ret;
+	     d = d->next)
+		ret = fn(dev_of_ctx_item(d), arg);
+	xcma_plat_ctx_unlock(ctx);
+	return ret;
+}
+
+/* xcma_fsm_id_attach() from a device walk: the ctx lock is held */
+extern "C" int xcma_fsm_id_attach_locked(xcma_fsm_id *id, xcma_fsm_dev *dev)
+{
+	return attach_locked(id, dev).err;
+}
+
+/* a device's state and holders, from a device walk (ctx lock held) */
+extern "C" void xcma_fsm_dev_query_locked(xcma_fsm_dev *dev,
+					  unsigned int *state,
+					  unsigned int *holders)
+{
+	*state = dev->state;
+	*holders = count_list(&dev->ids) + count_list(&dev->visited);
+}
+
 /*
  * ib_client.add: make the device visible and give every wildcard listener
  * a child on it. On failure the device has been removed again and may be

@@ -332,6 +332,19 @@ const char *xcma_fsm_dev_state_name(unsigned int state);
 typedef int (*xcma_fsm_id_visit)(struct xcma_fsm_id *id, void *arg);
 int xcma_fsm_ctx_for_each_id(struct xcma_fsm_ctx *ctx, xcma_fsm_id_visit fn,
 			     void *arg);
+/*
+ * The device list. @fn runs for each device ids may attach to (added, its
+ * removal not started), oldest first, with the ctx lock held: it may read
+ * the device (xcma_fsm_dev_query_locked()) and attach an id to it
+ * (xcma_fsm_id_attach_locked()). A non-zero return stops the walk.
+ */
+typedef int (*xcma_fsm_dev_visit)(struct xcma_fsm_dev *dev, void *arg);
+int xcma_fsm_ctx_for_each_dev(struct xcma_fsm_ctx *ctx, xcma_fsm_dev_visit fn,
+			      void *arg);
+XCMA_MUST_CHECK int xcma_fsm_id_attach_locked(struct xcma_fsm_id *id,
+					      struct xcma_fsm_dev *dev);
+void xcma_fsm_dev_query_locked(struct xcma_fsm_dev *dev, unsigned int *state,
+			       unsigned int *holders);
 /* ids attached to @dev, i.e. that removal would wait for */
 unsigned int xcma_fsm_dev_holders(struct xcma_fsm_dev *dev);
 /* xcma_plat_dev_report_holder() for each of them (removal is late) */

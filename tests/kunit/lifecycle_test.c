@@ -206,7 +206,7 @@ static void lt_setup(struct kunit *test, struct lt_round *r, int round)
 {
 	int i;
 
-	xcma_life_ctx_init(&r->ctx, NULL, &lt_ops);
+	xcma_life_ctx_init(&r->ctx, &lt_ops);
 	KUNIT_ASSERT_EQ(test, xcma_life_dev_init_in(&r->dev, &r->ctx), 0);
 	spin_lock_init(&r->lock);
 	init_waitqueue_head(&r->wq);
