@@ -27,26 +27,45 @@
 
 #define XCMA_TRACE_ADDR_LEN sizeof(struct sockaddr_in6)
 
+/*
+ * What every id event records first: the id, its type of service and its
+ * two addresses (the in-tree CM's field names).
+ */
+#define XCMA_TRACE_ID_ENTRY						\
+	__field(u32, cm_id)						\
+	__field(u32, tos)						\
+	__array(unsigned char, srcaddr, XCMA_TRACE_ADDR_LEN)		\
+	__array(unsigned char, dstaddr, XCMA_TRACE_ADDR_LEN)
+
+/* and prints first */
+#define XCMA_TRACE_ID_FMT "cm.id=%u src=%pISpc dst=%pISpc tos=%u"
+#define XCMA_TRACE_ID_ARGS						\
+	__entry->cm_id, __entry->srcaddr, __entry->dstaddr, __entry->tos
+
+#define XCMA_TRACE_ID_ASSIGN(xid)					\
+	do {								\
+		const struct xcma_id *__x = (xid);			\
+		const struct rdma_addr *__a = &__x->id.route.addr;	\
+									\
+		__entry->cm_id = __x->num;				\
+		__entry->tos = READ_ONCE(__x->tos);			\
+		memcpy(__entry->srcaddr, &__a->src_addr,		\
+		       XCMA_TRACE_ADDR_LEN);				\
+		memcpy(__entry->dstaddr, &__a->dst_addr,		\
+		       XCMA_TRACE_ADDR_LEN);				\
+	} while (0)
+
 /* the id and its two addresses: what every id event records */
 DECLARE_EVENT_CLASS(xcma_id_class,
 	TP_PROTO(const struct xcma_id *xid),
 	TP_ARGS(xid),
 	TP_STRUCT__entry(
-		__field(u32, cm_id)
-		__field(u32, tos)
-		__array(unsigned char, srcaddr, XCMA_TRACE_ADDR_LEN)
-		__array(unsigned char, dstaddr, XCMA_TRACE_ADDR_LEN)
+		XCMA_TRACE_ID_ENTRY
 	),
 	TP_fast_assign(
-		__entry->cm_id = xid->num;
-		__entry->tos = READ_ONCE(xid->tos);
-		memcpy(__entry->srcaddr, &xid->id.route.addr.src_addr,
-		       XCMA_TRACE_ADDR_LEN);
-		memcpy(__entry->dstaddr, &xid->id.route.addr.dst_addr,
-		       XCMA_TRACE_ADDR_LEN);
+		XCMA_TRACE_ID_ASSIGN(xid);
 	),
-	TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u", __entry->cm_id,
-		  __entry->srcaddr, __entry->dstaddr, __entry->tos)
+	TP_printk(XCMA_TRACE_ID_FMT, XCMA_TRACE_ID_ARGS)
 );
 
 #define XCMA_ID_EVENT(name)						\
@@ -68,24 +87,15 @@ DECLARE_EVENT_CLASS(xcma_qp_class,
 	TP_PROTO(const struct xcma_id *xid),
 	TP_ARGS(xid),
 	TP_STRUCT__entry(
-		__field(u32, cm_id)
-		__field(u32, tos)
+		XCMA_TRACE_ID_ENTRY
 		__field(u32, qp_num)
-		__array(unsigned char, srcaddr, XCMA_TRACE_ADDR_LEN)
-		__array(unsigned char, dstaddr, XCMA_TRACE_ADDR_LEN)
 	),
 	TP_fast_assign(
-		__entry->cm_id = xid->num;
-		__entry->tos = READ_ONCE(xid->tos);
+		XCMA_TRACE_ID_ASSIGN(xid);
 		__entry->qp_num = READ_ONCE(xid->qp_num);
-		memcpy(__entry->srcaddr, &xid->id.route.addr.src_addr,
-		       XCMA_TRACE_ADDR_LEN);
-		memcpy(__entry->dstaddr, &xid->id.route.addr.dst_addr,
-		       XCMA_TRACE_ADDR_LEN);
 	),
-	TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u qp_num=%u",
-		  __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		  __entry->tos, __entry->qp_num)
+	TP_printk(XCMA_TRACE_ID_FMT " qp_num=%u", XCMA_TRACE_ID_ARGS,
+		  __entry->qp_num)
 );
 
 #define XCMA_QP_EVENT(name)						\
@@ -122,34 +132,24 @@ TRACE_EVENT(cm_qp_create,
 		 const struct ib_qp_init_attr *attr, u32 qp_num, int rc),
 	TP_ARGS(xid, attr, qp_num, rc),
 	TP_STRUCT__entry(
-		__field(u32, cm_id)
-		__field(u32, tos)
+		XCMA_TRACE_ID_ENTRY
 		__field(u32, qp_num)
 		__field(u32, send_wr)
 		__field(u32, recv_wr)
 		__field(int, rc)
 		__field(unsigned long, qp_type)
-		__array(unsigned char, srcaddr, XCMA_TRACE_ADDR_LEN)
-		__array(unsigned char, dstaddr, XCMA_TRACE_ADDR_LEN)
 	),
 	TP_fast_assign(
-		__entry->cm_id = xid->num;
-		__entry->tos = READ_ONCE(xid->tos);
+		XCMA_TRACE_ID_ASSIGN(xid);
 		__entry->qp_num = qp_num;
 		__entry->send_wr = attr->cap.max_send_wr;
 		__entry->recv_wr = attr->cap.max_recv_wr;
 		__entry->rc = rc;
 		__entry->qp_type = attr->qp_type;
-		memcpy(__entry->srcaddr, &xid->id.route.addr.src_addr,
-		       XCMA_TRACE_ADDR_LEN);
-		memcpy(__entry->dstaddr, &xid->id.route.addr.dst_addr,
-		       XCMA_TRACE_ADDR_LEN);
 	),
-	TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u qp_type=%lu qp_num=%u send_wr=%u recv_wr=%u rc=%d",
-		  __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		  __entry->tos, __entry->qp_type,
-		  __entry->qp_num, __entry->send_wr, __entry->recv_wr,
-		  __entry->rc)
+	TP_printk(XCMA_TRACE_ID_FMT " qp_type=%lu qp_num=%u send_wr=%u recv_wr=%u rc=%d",
+		  XCMA_TRACE_ID_ARGS, __entry->qp_type, __entry->qp_num,
+		  __entry->send_wr, __entry->recv_wr, __entry->rc)
 );
 
 /* an ib_cm event for a listener (a REQ) */
@@ -157,25 +157,15 @@ TRACE_EVENT(cm_req_handler,
 	TP_PROTO(const struct xcma_id *xid, int event),
 	TP_ARGS(xid, event),
 	TP_STRUCT__entry(
-		__field(u32, cm_id)
-		__field(u32, tos)
+		XCMA_TRACE_ID_ENTRY
 		__field(unsigned long, event)
-		__array(unsigned char, srcaddr, XCMA_TRACE_ADDR_LEN)
-		__array(unsigned char, dstaddr, XCMA_TRACE_ADDR_LEN)
 	),
 	TP_fast_assign(
-		__entry->cm_id = xid->num;
-		__entry->tos = READ_ONCE(xid->tos);
+		XCMA_TRACE_ID_ASSIGN(xid);
 		__entry->event = event;
-		memcpy(__entry->srcaddr, &xid->id.route.addr.src_addr,
-		       XCMA_TRACE_ADDR_LEN);
-		memcpy(__entry->dstaddr, &xid->id.route.addr.dst_addr,
-		       XCMA_TRACE_ADDR_LEN);
 	),
-	TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u %s (%lu)",
-		  __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		  __entry->tos, rdma_show_ib_cm_event(__entry->event),
-		  __entry->event)
+	TP_printk(XCMA_TRACE_ID_FMT " %s (%lu)", XCMA_TRACE_ID_ARGS,
+		  rdma_show_ib_cm_event(__entry->event), __entry->event)
 );
 
 /* the user's callback is about to run with @ev */
@@ -183,27 +173,18 @@ TRACE_EVENT(cm_event_handler,
 	TP_PROTO(const struct xcma_id *xid, const struct rdma_cm_event *ev),
 	TP_ARGS(xid, ev),
 	TP_STRUCT__entry(
-		__field(u32, cm_id)
-		__field(u32, tos)
+		XCMA_TRACE_ID_ENTRY
 		__field(unsigned long, event)
 		__field(int, status)
-		__array(unsigned char, srcaddr, XCMA_TRACE_ADDR_LEN)
-		__array(unsigned char, dstaddr, XCMA_TRACE_ADDR_LEN)
 	),
 	TP_fast_assign(
-		__entry->cm_id = xid->num;
-		__entry->tos = READ_ONCE(xid->tos);
+		XCMA_TRACE_ID_ASSIGN(xid);
 		__entry->event = ev->event;
 		__entry->status = ev->status;
-		memcpy(__entry->srcaddr, &xid->id.route.addr.src_addr,
-		       XCMA_TRACE_ADDR_LEN);
-		memcpy(__entry->dstaddr, &xid->id.route.addr.dst_addr,
-		       XCMA_TRACE_ADDR_LEN);
 	),
-	TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u %s (%lu/%d)",
-		  __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		  __entry->tos, rdma_show_cm_event(__entry->event),
-		  __entry->event, __entry->status)
+	TP_printk(XCMA_TRACE_ID_FMT " %s (%lu/%d)", XCMA_TRACE_ID_ARGS,
+		  rdma_show_cm_event(__entry->event), __entry->event,
+		  __entry->status)
 );
 
 /* the user's callback returned @result for @ev */
@@ -212,26 +193,17 @@ TRACE_EVENT(cm_event_done,
 		 int result),
 	TP_ARGS(xid, ev, result),
 	TP_STRUCT__entry(
-		__field(u32, cm_id)
-		__field(u32, tos)
+		XCMA_TRACE_ID_ENTRY
 		__field(unsigned long, event)
 		__field(int, result)
-		__array(unsigned char, srcaddr, XCMA_TRACE_ADDR_LEN)
-		__array(unsigned char, dstaddr, XCMA_TRACE_ADDR_LEN)
 	),
 	TP_fast_assign(
-		__entry->cm_id = xid->num;
-		__entry->tos = READ_ONCE(xid->tos);
+		XCMA_TRACE_ID_ASSIGN(xid);
 		__entry->event = ev->event;
 		__entry->result = result;
-		memcpy(__entry->srcaddr, &xid->id.route.addr.src_addr,
-		       XCMA_TRACE_ADDR_LEN);
-		memcpy(__entry->dstaddr, &xid->id.route.addr.dst_addr,
-		       XCMA_TRACE_ADDR_LEN);
 	),
-	TP_printk("cm.id=%u src=%pISpc dst=%pISpc tos=%u %s consumer returns %d",
-		  __entry->cm_id, __entry->srcaddr, __entry->dstaddr,
-		  __entry->tos, rdma_show_cm_event(__entry->event),
+	TP_printk(XCMA_TRACE_ID_FMT " %s consumer returns %d",
+		  XCMA_TRACE_ID_ARGS, rdma_show_cm_event(__entry->event),
 		  __entry->result)
 );
 

@@ -72,35 +72,22 @@ inline void list_del_init(xcma_fsm_link *node)
 	list_init(node);
 }
 
-/* container_of for the list members of the library's structs */
-inline char *member_base(xcma_fsm_link *link, unsigned long off)
-{
-	return reinterpret_cast<char *>(link) - off;
-}
+/*
+ * container_of for the list members of the library's structs: NAME(link)
+ * is the TYPE whose MEMBER @link is
+ */
+#define XCMA_FSM_ITEM_OF(name, type, member)               \
+	inline type *name(xcma_fsm_link *l)                \
+	{                                                  \
+		return reinterpret_cast<type *>(           \
+			reinterpret_cast<char *>(l) -      \
+			__builtin_offsetof(type, member)); \
+	}
 
-inline xcma_fsm_id *id_of_dev_item(xcma_fsm_link *l)
-{
-	return reinterpret_cast<xcma_fsm_id *>(
-		member_base(l, __builtin_offsetof(xcma_fsm_id, dev_item)));
-}
-
-inline xcma_fsm_id *id_of_child_item(xcma_fsm_link *l)
-{
-	return reinterpret_cast<xcma_fsm_id *>(
-		member_base(l, __builtin_offsetof(xcma_fsm_id, child_item)));
-}
-
-inline xcma_fsm_id *id_of_listen_item(xcma_fsm_link *l)
-{
-	return reinterpret_cast<xcma_fsm_id *>(
-		member_base(l, __builtin_offsetof(xcma_fsm_id, listen_item)));
-}
-
-inline xcma_fsm_dev *dev_of_ctx_item(xcma_fsm_link *l)
-{
-	return reinterpret_cast<xcma_fsm_dev *>(
-		member_base(l, __builtin_offsetof(xcma_fsm_dev, ctx_item)));
-}
+XCMA_FSM_ITEM_OF(id_of_dev_item, xcma_fsm_id, dev_item)
+XCMA_FSM_ITEM_OF(id_of_child_item, xcma_fsm_id, child_item)
+XCMA_FSM_ITEM_OF(id_of_listen_item, xcma_fsm_id, listen_item)
+XCMA_FSM_ITEM_OF(dev_of_ctx_item, xcma_fsm_dev, ctx_item)
 
 } /* namespace xcma::fsm */
 
