@@ -724,9 +724,11 @@ one_layer() {
 		# xcma_netns (wildcard listeners on one port in two namespaces)
 		# gets its second namespace from a process started here, once
 		# it is in it: a fixed "sleep 1" once let the suite run while
-		# the process was still in init_net, on a loaded host
+		# the process was still in init_net, on a loaded host; and it
+		# lives until power-off: a "sleep 600" once ended before the
+		# suite ran, on a boot slowed to 735 s by another VM
 		ko=build/mod/kunit/tests/kunit/xcma_kunit.ko
-		kunit_vm main $ko 'unshare -n sleep 600 & p=$!; n=0; while [ "$(readlink /proc/$p/ns/net)" = "$(readlink /proc/self/ns/net)" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done; insmod xcma_kunit.ko netns_pid=$p' \
+		kunit_vm main $ko 'unshare -n sleep 86400 & p=$!; n=0; while [ "$(readlink /proc/$p/ns/net)" = "$(readlink /proc/self/ns/net)" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done; insmod xcma_kunit.ko netns_pid=$p' \
 			-a 'kunit.filter=speed>very_slow' \
 			-f tests/kunit/res_show.sh
 		# rxe0 deleted and re-added under load, round after round

@@ -7,7 +7,7 @@
  * listens in the other.
  *
  * The second namespace is a process's: the boot that runs this suite
- * starts one ('unshare -n sleep 600 &', then waits until the process is
+ * starts one ('unshare -n sleep 86400 &', then waits until the process is
  * in its namespace, then 'insmod xcma_kunit.ko netns_pid=$p'); without it
  * that case is skipped.
  *
@@ -102,7 +102,8 @@ static void listener_of_the_request_namespace(struct kunit *test)
 	if (!netns_pid)
 		kunit_skip(test, "no second namespace (netns_pid=)");
 	net2 = get_net_ns_by_pid(netns_pid);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(net2));
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(net2),
+			       "the process of netns_pid=%d is gone", netns_pid);
 	KUNIT_ASSERT_PTR_NE(test, net2, &init_net);
 	ibdev = ib_device_get_by_name("rxe0", RDMA_DRIVER_UNKNOWN);
 	KUNIT_ASSERT_NOT_NULL(test, ibdev);
