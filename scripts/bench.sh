@@ -14,6 +14,11 @@
 #                                    resolves, connects, rounds, mem_ids,
 #                                    listeners, listen_rounds) and
 #                                    removal_ids=1000,10000 (bench-vm.sh's)
+#   BENCH_ICOUNT=1                   QEMU counts instructions (vm.sh
+#                                    --icount): time is work, the same in
+#                                    every run; what TCG charges for a
+#                                    CM's code (calls, locks, its spread
+#                                    over many functions) drops out
 #   BENCH_PROFILE=1                  instead of the figures, where each CM
 #                                    spends its time (scripts/bench-profile.sh:
 #                                    ftrace function_graph; stock kernels);
@@ -54,14 +59,19 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 fi
 t0=$(date +%s)
 rc=0
-scripts/vm.sh -q -k "$kernel" --sbs --preload rdma_cm -t 1800 -o "$log" \
+icount=()
+if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
+	icount=(--icount)
+	log=build/vm/bench-$kernel-icount.log
+fi
+scripts/vm.sh -q -k "$kernel" --sbs --preload rdma_cm -t 1800 -o "$log" "${icount[@]}" \
 	-f "$ko" -f scripts/bench-vm.sh -- "sh /xcma/bench-vm.sh $params" || rc=$?
 secs=$(($(date +%s) - t0))
 
 grep -a 'xcma_bench: .*\(ns/op\|ops/s over\|per-round\)\|bench-vm: ' "$log" | sed 's/^\[ *[0-9.]*\] //' || true
 kver=$(grep -a -m1 'XCMA-VM: kernel' "$log" | sed 's/.*XCMA-VM: kernel \([^,]*\),.*/\1/' || true)
 n=$(grep -a 'XCMA-VM: command: ' "$log" | tr -d '\r' | sed 's/.*bench-vm.sh *//; s/ *$//' || true)
-echo "== bench on $kernel ($kver), parameters: ${n:-defaults}, ${secs} s (log $log)"
+echo "== bench on $kernel ($kver${icount[*]:+, instructions counted}), parameters: ${n:-defaults}, ${secs} s (log $log)"
 grep -a '^BENCH-RESULT: ' "$log" | sed 's/^BENCH-RESULT: //'
 [ $rc = 0 ] || { echo "bench: the VM run failed (status $rc)" >&2; exit "$rc"; }
 grep -aq '^BENCH-RESULT: bench mem-per-id ' "$log" || { echo "bench: no result" >&2; exit 1; }

@@ -37,13 +37,19 @@
 #                                   kernel the test-only siw.ko of
 #                                   scripts/siw-module.sh; with --user
 #                                   also libibverbs' siw provider
+#     --icount                      count instructions (QEMU -icount
+#                                   shift=0: guest time is the number of
+#                                   instructions run, one TCG thread): a
+#                                   bench's ratios then say which CM does
+#                                   more work, not what TCG charges for
+#                                   its code (docs/bench.md)
 #
 # Files copied with -f land in /xcma, the command's working directory.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
-modroot= xmods= siw=0
+modroot= xmods= siw=0 icount=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -60,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--modroot) modroot=$2; shift 2 ;;
 	--mods) xmods=$2; shift 2 ;;
 	--siw) siw=1; shift ;;
+	--icount) icount=1; shift ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -213,7 +220,9 @@ cpus=2
 qemu=(qemu-system-x86_64 -m 2G -smp "$cpus" -no-reboot -display none -monitor none
 	-serial stdio -kernel "$KIMAGE" -initrd "$stage.cpio" -append "$append"
 	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0)
-if [ $debug = 1 ]; then
+if [ $icount = 1 ]; then
+	qemu+=(-accel tcg,thread=single -icount shift=0)
+elif [ $debug = 1 ]; then
 	qemu+=(-accel tcg,thread=multi)
 else
 	qemu+=(-accel tcg,thread=single)
