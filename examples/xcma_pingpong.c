@@ -18,7 +18,10 @@
  * With reconnect=<seconds> the client then tries to connect again every
  * 500 ms until it is connected or the time is up; the wildcard listener
  * is bound to no device, gets no DEVICE_REMOVAL, and serves the new
- * connection once the device is back.
+ * connection once the device is back. With redial=<seconds> the same
+ * happens when the peer disconnects (on two hosts: the other host's
+ * device was removed), and the server frees the disconnected connection
+ * so that it can serve the next.
  *
  *   insmod xcma_pingpong.ko addr=10.99.0.1 port=7471 reconnect=30
  */
@@ -51,6 +54,10 @@ MODULE_PARM_DESC(port, "port the server listens on");
 static uint reconnect = 30;
 module_param(reconnect, uint, 0644);
 MODULE_PARM_DESC(reconnect, "after DEVICE_REMOVAL, seconds during which the client tries to connect again every 500 ms (0: not at all)");
+
+static uint redial;
+module_param(redial, uint, 0644);
+MODULE_PARM_DESC(redial, "after DISCONNECTED (the peer went away), seconds during which the client tries to connect again, and the server frees the connection for a new one (default 0: the connection is kept until the device goes)");
 
 static uint hold_secs;
 module_param(hold_secs, uint, 0644);
@@ -505,6 +512,8 @@ static int pp_request(struct rdma_cm_id *id)
 	struct pp_conn *c;
 	int ret;
 
+	/* (scripts/pair-guest.sh tells a request from its peer by this) */
+	pr_info("server: request from %pISpc\n", &id->route.addr.dst_addr);
 	c = pp_conn_alloc(s);
 	if (!c)
 		return 1;
@@ -588,10 +597,25 @@ static int pp_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 		pp_conn_down(c);
 		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		/*
+		 * With redial, a peer's departure frees the connection: the
+		 * server can take a new one, the client dials again.
+		 */
+		if (!READ_ONCE(redial))
+			break;
+		if (c->side == &pp.client) {
+			spin_lock(&pp.lock);
+			pp.deadline = jiffies + READ_ONCE(redial) * HZ;
+			spin_unlock(&pp.lock);
+		}
+		pp_conn_down(c);
+		break;
 	default:
 		/*
-		 * DISCONNECTED and the rest: the connection is kept as it
-		 * is until the device goes or the module is unloaded.
+		 * DISCONNECTED without redial, and the rest: the connection
+		 * is kept as it is until the device goes or the module is
+		 * unloaded.
 		 */
 		break;
 	}

@@ -23,7 +23,7 @@ cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
 rm -f build/logs/digest.txt
-all_layers="deps userspace model mutants build kunit interop style harness stock user install"
+all_layers="deps userspace model mutants build kunit interop style harness stock user install wire"
 # not yet in a default run (issue 22): XCMA_LAYERS="... kunit kcsan ..." runs it
 opt_layers="kcsan"
 layers=${XCMA_LAYERS:-$all_layers}
@@ -329,6 +329,28 @@ fails_for() {
 		sed 's/^/    | /' "$log" | tail -4
 	fi
 }
+# pair_case SPEC1 SPEC2 [ENV]: two guests on one wire (scripts/pair.sh),
+# each running the cases of scripts/pair-guest.sh; one result per check
+# of each guest (wire/<k1>-<cm1>+<k2>-<cm2>/h<n>/<check>), one per
+# guest's run (.../h<n>/vm: its console clean, every step done), and one
+# that each guest reported its last case (a guest that stopped early
+# leaves no check behind to fail)
+pair_case() {
+	local name=wire/${1/:/-}+${2/:/-} dir=build/vm/wire-${1/:/-}+${2/:/-} i
+	scripts/pair.sh -o "$dir" "$1" "$2" rc removal rping >"build/logs/${name//\//-}.log" 2>&1
+	for i in 1 2; do
+		grep -a '^pair: \(PASS\|FAIL\) ' "$dir/h$i.log" | tr -d '\r' |
+			while read -r _ v c _; do record "$v" "$name/h$i/$c"; done
+		if grep -aq '^vm: ok' "$dir/h$i.verdict"; then
+			record PASS "$name/h$i/vm"
+		else
+			record FAIL "$name/h$i/vm"
+			sed 's/^/    | /' "$dir/h$i.verdict" | tail -20
+		fi
+		verdict_if "$name/h$i/ran-every-case" grep -aq '^pair: finished: rc removal rping ' "$dir/h$i.log"
+	done
+}
+
 # user_plants: one stock 6.12 --user boot, two checks that used to pass
 # with nothing tested: scripts/user.sh tools with a name no tool answers
 # to (it ran nothing and exited 0), and tests/vm/neigh.sh whose second
@@ -509,7 +531,8 @@ left_out() {
 # other tests xcma). The rest is counted as xcma's (its harness's self-tests
 # included).
 in_tree_control() {
-	grep -E '^[A-Z]+ (user|stock)/[^ ]*intree' | grep -v 'errnos-are-intree'
+	grep -E '^[A-Z]+ ((user|stock)/[^ ]*intree|wire/[0-9.]+-intree\+[0-9.]+-intree/)' |
+		grep -v 'errnos-are-intree'
 }
 
 # our librdmacm programs, built on the host, copied into the user VMs
@@ -950,6 +973,27 @@ one_layer() {
 		for kh in ${XCMA_INSTALL:-6.1:deb 6.12:dkms 6.12:make}; do
 			install_case "${kh%:*}" "${kh#*:}"
 		done
+		;;
+	wire)
+		# two kernels, each with its own CM, on one emulated Ethernet
+		# segment (issue 24): xcma against the in-tree CM of the
+		# other stock kernel, both ways; xcma on both; and the in-tree
+		# CM on both, the control
+		pair_case 6.12:xcma 6.1:intree
+		pair_case 6.1:xcma 6.12:intree
+		pair_case 6.1:xcma 6.12:xcma
+		pair_case 6.1:intree 6.12:intree
+		# the debug kernel's xcma (lockdep, KASAN, kmemleak, UBSAN)
+		# against stock 6.12's in-tree CM
+		pair_case kunit:xcma 6.12:intree
+		# the harness's self-test: each client connecting to its own
+		# guest (Soft-RoCE's loopback, no frame on the wire) must fail
+		# the checks that traffic crossed the wire, on both guests
+		scripts/pair.sh -o build/vm/wire-plant-loopback -e XCMA_PAIR_PLANT=loopback \
+			6.12:xcma 6.12:xcma rc >build/logs/plant-wire-loopback.log 2>&1
+		verdict_if harness/wire-loopback-fallback-fails sh -c "
+			[ \$(grep -c 'FAIL rc-request-from-peer' build/logs/plant-wire-loopback.log) = 2 ] &&
+			[ \$(grep -c 'FAIL rc-roce-crossed-the-wire' build/logs/plant-wire-loopback.log) = 2 ]"
 		;;
 	*) echo "check: unknown layer $layer"; exit 2 ;;
 	esac

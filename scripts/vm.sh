@@ -43,13 +43,24 @@
 #                                   bench's ratios then say which CM does
 #                                   more work, not what TCG charges for
 #                                   its code (docs/bench.md)
+#     --wire DIR:SELF:PEER          put eth0 on a wire to another guest
+#                                   instead of the drop-everything
+#                                   backend: QEMU datagrams over the unix
+#                                   sockets DIR/SELF.sock (this guest's)
+#                                   and DIR/PEER.sock (the peer's), no
+#                                   host network involved; SELF (1-9) is
+#                                   this guest's host number: MAC
+#                                   52:54:00:99:00:0SELF, 10.99.0.SELF,
+#                                   fd00:99::SELF, and the peer's
+#                                   addresses are in XCMA_PEER4/6
+#                                   (scripts/pair.sh starts the two)
 #
 # Files copied with -f land in /xcma, the command's working directory.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
-modroot= xmods= siw=0 icount=0
+modroot= xmods= siw=0 icount=0 wire=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -67,12 +78,21 @@ while [ $# -gt 0 ]; do
 	--mods) xmods=$2; shift 2 ;;
 	--siw) siw=1; shift ;;
 	--icount) icount=1; shift ;;
+	--wire) wire=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
 cmd=${*:-true}
+self=1 peer=
+if [ -n "$wire" ]; then
+	IFS=: read -r wdir self peer <<<"$wire"
+	case $self$peer in
+	[1-9][1-9]) ;;
+	*) echo "vm.sh: --wire DIR:SELF:PEER, with host numbers 1-9" >&2; exit 2 ;;
+	esac
+fi
 
 eval "$("$top/scripts/kernels.sh" "$kernel")"	# KDIR KIMAGE KMODS KVER KTAG
 debug=0
@@ -186,7 +206,8 @@ fi
 	printf 'XCMA_PARAMS=%q\n' "$params"
 	printf 'XCMA_LOAD=%q\n' "$load"
 	printf 'XCMA_PRELOAD=%q\n' "$pre"
-	printf 'XCMA_IP4=%q\nXCMA_IP6=%q\n' 10.99.0.1 fd00:99::1
+	printf 'XCMA_IP4=%q\nXCMA_IP6=%q\n' "10.99.0.$self" "fd00:99::$self"
+	[ -z "$peer" ] || printf 'XCMA_PEER4=%q\nXCMA_PEER6=%q\n' "10.99.0.$peer" "fd00:99::$peer"
 	# a run still going at its timeout dumps its blocked tasks and its
 	# CPUs' stacks (vm-init.sh), and is killed dump_secs later: a hang
 	# in CI leaves its stacks in the console, not only a timeout
@@ -219,7 +240,15 @@ cpus=2
 [ $debug = 1 ] && cpus=${XCMA_VM_CPUS:-2}
 qemu=(qemu-system-x86_64 -m 2G -smp "$cpus" -no-reboot -display none -monitor none
 	-serial stdio -kernel "$KIMAGE" -initrd "$stage.cpio" -append "$append"
-	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0)
+	-device "virtio-net-pci,netdev=n0${wire:+,mac=52:54:00:99:00:0$self}")
+if [ -n "$wire" ]; then
+	# the peer's socket may not exist yet: what is sent to it until
+	# then is lost, as on a cable whose other end is not plugged in
+	rm -f "$wdir/$self.sock"
+	qemu+=(-netdev "dgram,id=n0,local.type=unix,local.path=$wdir/$self.sock,remote.type=unix,remote.path=$wdir/$peer.sock")
+else
+	qemu+=(-netdev user,id=n0,restrict=on)
+fi
 if [ $icount = 1 ]; then
 	qemu+=(-accel tcg,thread=single -icount shift=0)
 elif [ $debug = 1 ]; then

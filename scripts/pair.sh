@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Two guests on one Ethernet segment that exists only on this machine:
+# two QEMU processes whose NICs exchange frames as datagrams over two
+# unix-domain sockets in a private directory (scripts/vm.sh --wire). No
+# host interface, route or multicast group is involved. Each guest has
+# its own kernel and CM, Soft-RoCE on its eth0, the example consumer
+# built against its stock kernel, and rdma-core's tools; both run
+# scripts/pair-guest.sh with the same cases. Each guest's console is kept
+# and scanned for kernel reports by vm.sh, as a single guest's is.
+#
+#   scripts/pair.sh [-o DIR] [-t SEC] [-e 'VAR=value ...'] SPEC1 SPEC2 CASE...
+#     SPEC      KERNEL:CM, KERNEL 6.1, 6.12 or kunit (the debug kernel:
+#               lockdep, KASAN, kmemleak, UBSAN), CM xcma (drop-in) or
+#               intree (the in-tree rdma_cm: the control)
+#     -o DIR    consoles DIR/h1.log and DIR/h2.log (default build/vm/pair)
+#     -t SEC    each guest's timeout (default 600)
+#     -e ...    environment of the guests' command (XCMA_PAIR_PLANT=...)
+#
+# Prints each guest's "pair:" lines and vm.sh verdict, prefixed h1/h2;
+# exits non-zero if either guest failed a check or its run.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=$top/build/vm/pair timeout=600 env=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) dir=$2; shift 2 ;;
+	-t) timeout=$2; shift 2 ;;
+	-e) env=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 3 ] || { echo "usage: pair.sh [-o DIR] [-t SEC] [-e ENV] SPEC1 SPEC2 CASE..." >&2; exit 2; }
+spec=("$1" "$2")
+shift 2
+cases=$*
+mkdir -p "$dir"
+sock=$(mktemp -d /tmp/xcma-wire.XXXXXX)
+trap 'rm -rf "$sock"' EXIT
+
+args=()
+for i in 0 1; do
+	k=${spec[$i]%%:*} cm=${spec[$i]#*:}
+	case $k:$cm in
+	6.1:* | 6.12:* | kunit:*) ;;
+	*) echo "pair.sh: bad spec ${spec[$i]}" >&2; exit 2 ;;
+	esac
+	"$top/scripts/build-module.sh" "$k" dropin stock-examples >/dev/null || exit 1
+	a="-q -k $k --user --mods sch_netem -t $timeout --wire $sock:$((i + 1)):$((2 - i))"
+	a+=" -o $dir/h$((i + 1)).log -f $top/build/mod/$k-stock-examples/xcma_pingpong.ko"
+	a+=" -f $top/scripts/pair-guest.sh"
+	case $cm in
+	xcma) ;;
+	intree) a+=" --no-xcma --preload rdma_cm" ;;
+	*) echo "pair.sh: bad CM $cm" >&2; exit 2 ;;
+	esac
+	args[$i]=$a
+done
+# (the drop-in module, built once before the two guests stage it)
+for i in 0 1; do
+	[ "${spec[$i]#*:}" = xcma ] && { "$top/scripts/build-module.sh" "${spec[$i]%%:*}" >/dev/null || exit 1; }
+done
+pids=()
+for i in 0 1; do
+	# shellcheck disable=SC2086
+	XCMA_VM_BINS=tc "$top/scripts/vm.sh" ${args[$i]} -- "$env sh /xcma/pair-guest.sh $cases" \
+		>"$dir/h$((i + 1)).verdict" 2>&1 &
+	pids[$i]=$!
+done
+rc=0
+for i in 0 1; do
+	wait "${pids[$i]}" || rc=1
+done
+for i in 1 2; do
+	grep -a '^pair: ' "$dir/h$i.log" | tr -d '\r' | sed "s/^/h$i /"
+	grep -a '^vm: ' "$dir/h$i.verdict" | sed "s/^/h$i /"
+	grep -aq '^pair: FAIL' "$dir/h$i.log" && rc=1
+done
+exit $rc
