@@ -6,7 +6,7 @@
 # kernels of scripts/kernels.sh, in build/mod/<kernel>[-sbs] so that builds
 # for different kernels never share objects. Prints the path of xcma.ko.
 #
-#   scripts/build-module.sh 6.1|6.12|kunit|kcsan [dropin|sbs] [examples|stock-examples|bench|harness|plant-race]
+#   scripts/build-module.sh 6.1|6.12|kunit|kcsan [dropin|sbs] [examples|stock-examples|bench|harness|plant-race|plant-lose-event]
 # With "examples", the example consumers of examples/ are built beside
 # xcma.ko (modpost resolves their rdma_* symbols against it) and their
 # paths are printed after xcma.ko's. With "stock-examples" they are built
@@ -20,6 +20,9 @@
 # With "plant-race" (the KCSAN lane's self-test), xcma.ko is built with
 # an unsynchronised flag planted (XCMA_PLANT_RACE), in build/mod/<kernel>-
 # plant-race.
+# With "plant-lose-event" (the wire layer's self-test), xcma.ko is built to
+# lose one DISCONNECTED event in 25 (XCMA_PLANT_LOSE_EVENT), in
+# build/mod/<kernel>-plant-lose-event.
 # Warnings are errors here: any line from the compiler, objtool or modpost
 # that is not Kbuild's own progress output fails the build.
 set -euo pipefail
@@ -33,6 +36,7 @@ out=$top/build/mod/$KTAG${mode/dropin/}
 # builds it while another lane's VMs read build/mod/<kernel>
 [ "$examples" = harness ] && out=$out-harness
 [ "$examples" = plant-race ] && out=$out-plant-race
+[ "$examples" = plant-lose-event ] && out=$out-plant-lose-event
 mkdir -p "$out"
 # one build of a tree at a time (make check runs two lanes; vm.sh builds
 # before each boot, a no-op when the tree is up to date)
@@ -49,6 +53,7 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 args=(W=1)
 case $kernel in kunit | kcsan) args+=(XCMA_KUNIT=1 CC="ccache gcc") ;; esac
 [ "$examples" = plant-race ] && args+=(XCMA_PLANT_RACE=1)
+[ "$examples" = plant-lose-event ] && args+=(XCMA_PLANT_LOSE_EVENT=1)
 [ "$mode" = sbs ] && args+=(XCMA_SIDE_BY_SIDE=1)
 [ "$examples" = examples ] && args+=(XCMA_EXAMPLES=1)
 if [ "$examples" = bench ]; then

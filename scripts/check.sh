@@ -329,17 +329,18 @@ fails_for() {
 		sed 's/^/    | /' "$log" | tail -4
 	fi
 }
-# pair_case SPEC1 SPEC2 [ENV]: two guests on one wire (scripts/pair.sh),
-# each running the cases of scripts/pair-guest.sh; one result per check
+# pair_case SPEC1 SPEC2 CASE...: two guests on one wire (scripts/pair.sh),
+# each running the CASEs of scripts/pair-guest.sh; one result per check
 # of each guest (wire/<k1>-<cm1>+<k2>-<cm2>/h<n>/<check>), one per
 # guest's run (.../h<n>/vm: its console clean, every step done), and one
 # that each guest reported its last case (a guest that stopped early
 # leaves no check behind to fail)
 pair_case() {
-	local name=wire/${1/:/-}+${2/:/-} dir=build/vm/wire-${1/:/-}+${2/:/-} i
-	scripts/pair.sh -o "$dir" "$1" "$2" rc removal rping >"build/logs/${name//\//-}.log" 2>&1
+	local name=wire/${1/:/-}+${2/:/-} dir=build/vm/wire-${1/:/-}+${2/:/-} i s1=$1 s2=$2
+	shift 2
+	scripts/pair.sh -o "$dir" "$s1" "$s2" "$@" >"build/logs/${name//\//-}.log" 2>&1
 	for i in 1 2; do
-		grep -a '^pair: \(PASS\|FAIL\) ' "$dir/h$i.log" | tr -d '\r' |
+		grep -a '^pair: \(PASS\|FAIL\) ' "$dir/h$i.log" 2>/dev/null | tr -d '\r' |
 			while read -r _ v c _; do record "$v" "$name/h$i/$c"; done
 		if grep -aq '^vm: ok' "$dir/h$i.verdict"; then
 			record PASS "$name/h$i/vm"
@@ -347,8 +348,11 @@ pair_case() {
 			record FAIL "$name/h$i/vm"
 			sed 's/^/    | /' "$dir/h$i.verdict" | tail -20
 		fi
-		verdict_if "$name/h$i/ran-every-case" grep -aq '^pair: finished: rc removal rping ' "$dir/h$i.log"
+		verdict_if "$name/h$i/ran-every-case" grep -aqs "^pair: finished: $* " "$dir/h$i.log"
 	done
+	# the storms' ends, for the reader to set side by side
+	grep -a '^pair: storm: ' "$dir/h1.log" "$dir/h2.log" 2>/dev/null | tr -d '\r' |
+		grep -v listening | sed "s|^$dir/|    $name |; s|\.log:pair: storm:||"
 }
 
 # user_plants: one stock 6.12 --user boot, two checks that used to pass
@@ -979,21 +983,30 @@ one_layer() {
 		# segment (issue 24): xcma against the in-tree CM of the
 		# other stock kernel, both ways; xcma on both; and the in-tree
 		# CM on both, the control
-		pair_case 6.12:xcma 6.1:intree
-		pair_case 6.1:xcma 6.12:intree
-		pair_case 6.1:xcma 6.12:xcma
-		pair_case 6.1:intree 6.12:intree
+		pair_case 6.12:xcma 6.1:intree rc removal rping
+		pair_case 6.1:xcma 6.12:intree rc removal rping
+		# and the storms of connects over a lossy, delaying,
+		# duplicating wire (netem), xcma on both guests and then the
+		# in-tree CM on both, whose ends are printed side by side
+		pair_case 6.1:xcma 6.12:xcma rc removal rping storm-loss10 storm-delay storm-loss30
+		pair_case 6.1:intree 6.12:intree rc removal rping storm-loss10 storm-delay storm-loss30
 		# the debug kernel's xcma (lockdep, KASAN, kmemleak, UBSAN)
 		# against stock 6.12's in-tree CM
-		pair_case kunit:xcma 6.12:intree
-		# the harness's self-test: each client connecting to its own
-		# guest (Soft-RoCE's loopback, no frame on the wire) must fail
-		# the checks that traffic crossed the wire, on both guests
-		scripts/pair.sh -o build/vm/wire-plant-loopback -e XCMA_PAIR_PLANT=loopback \
-			6.12:xcma 6.12:xcma rc >build/logs/plant-wire-loopback.log 2>&1
+		pair_case kunit:xcma 6.12:intree rc removal rping storm-none
+		# the harness's self-tests, in one pair of boots: each client
+		# of the example dialling its own guest (Soft-RoCE's loopback,
+		# no frame on the wire) must fail the checks that traffic
+		# crossed the wire, on both guests; and xcma built to lose one
+		# DISCONNECTED in 25 must fail the storm's every-id-ended on
+		# both guests (its ids given up after 20 s without an event)
+		scripts/pair.sh -o build/vm/wire-plant -e 'XCMA_PAIR_PLANT=loopback STORM_IDLE_SECS=20' \
+			6.12:xcma-lose 6.12:xcma-lose rc storm-none >build/logs/plant-wire.log 2>&1
 		verdict_if harness/wire-loopback-fallback-fails sh -c "
-			[ \$(grep -c 'FAIL rc-request-from-peer' build/logs/plant-wire-loopback.log) = 2 ] &&
-			[ \$(grep -c 'FAIL rc-roce-crossed-the-wire' build/logs/plant-wire-loopback.log) = 2 ]"
+			[ \$(grep -c 'FAIL rc-request-from-peer' build/logs/plant-wire.log) = 2 ] &&
+			[ \$(grep -c 'FAIL rc-roce-crossed-the-wire' build/logs/plant-wire.log) = 2 ]"
+		verdict_if harness/wire-lost-disconnected-fails sh -c "
+			grep -q '^h1 pair: FAIL storm-none-server-every-id-ended' build/logs/plant-wire.log &&
+			grep -q '^h2 pair: FAIL storm-none-client-every-id-ended' build/logs/plant-wire.log"
 		;;
 	*) echo "check: unknown layer $layer"; exit 2 ;;
 	esac

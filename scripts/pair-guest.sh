@@ -28,6 +28,15 @@
 #             pong both ways, no third
 #     rping   rdma-core's rping through the stock rdma_ucm: guest 1
 #             serves, guest 2 connects, 20 verified transfers (-V)
+#     storm-KIND
+#             netem on both guests' RoCE frames (KIND none: no netem;
+#             loss10: 10% of frames lost each way; loss30; delay: 100 ms
+#             +- 20 ms, 5% duplicated, so reordered too), then 200 RC connects and
+#             disconnects of tests/user/storm.c from guest 2 to guest 1,
+#             25 at a time, through the stock rdma_ucm: every id ends
+#             (on both guests) with an event its state allows, and the
+#             distribution of the ends is printed; under loss10 and delay
+#             (ib_cm retries a MAD 15 times) every connect establishes
 #   XCMA_PAIR_PLANT=loopback (in the environment, for the harness's
 #   self-test): each client connects to its own guest's address, so that
 #   every check that traffic crossed the wire must fail
@@ -62,7 +71,7 @@ phase() { echo "$1" >>/tmp/phases; }
 wait_peer() {
 	local want=$1 until=$(($(now) + $2)) miss=0 got
 	while [ "$(now)" -lt "$until" ]; do
-		if got=$(nc -w 2 "$peer4" 7000 </dev/null 2>/dev/null) && [ -n "$got" ]; then
+		if got=$(timeout 5 nc -w 2 "$peer4" 7000 </dev/null 2>/dev/null) && [ -n "$got" ]; then
 			miss=0
 			echo "$got" | grep -qx "$want" && return 0
 		else
@@ -232,13 +241,73 @@ case_rping() {
 	fi
 }
 
+# netem_on SPEC...: netem on this guest's RoCE frames (UDP port 4791), and
+# on nothing else: the phase beacon's TCP and ARP go through untouched
+# (a poll of the beacon over a 30% lossy TCP once stalled for minutes)
+netem_on() {
+	local tc=/usr/sbin/tc
+	$tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+		$tc qdisc add dev eth0 parent 1:1 handle 10: netem "$@" &&
+		$tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:1
+}
+netem_off() { /usr/sbin/tc qdisc del dev eth0 root; }
+
+case_storm() {
+	local kind=$1 spec out rc pid n=0 pct
+	case $kind in
+	none) spec= ;;
+	loss10) spec="loss 10%" ;;
+	loss30) spec="loss 30%" ;;
+	delay) spec="delay 100ms 20ms duplicate 5%" ;;
+	*) say "FAIL storm-$kind (no such storm)"; return 1 ;;
+	esac
+	grep -q '^rdma_ucm ' /proc/modules || load_ucm || { say "FAIL storm-rdma_ucm"; return 1; }
+	# shellcheck disable=SC2086
+	[ -z "$spec" ] || check "storm-$kind-netem" netem_on $spec
+	if [ "$self" = 1 ]; then
+		/xcma/storm -s "$XCMA_IP4" 7473 >/tmp/storm.out 2>&1 &
+		pid=$!
+		until grep -q listening /tmp/storm.out; do
+			n=$((n + 1))
+			[ $n -lt 100 ] || break
+			sleep 0.2
+		done
+		phase "storm-$kind-listening"
+		wait_peer "storm-$kind-done" 600
+		kill -TERM "$pid"
+		wait "$pid"
+		rc=$?
+		sed 's/^/pair: /' /tmp/storm.out
+		check "storm-$kind-server-every-id-ended" [ "$rc" = 0 ]
+		[ -z "$spec" ] || netem_off
+		phase "storm-$kind-drained"
+	else
+		wait_peer "storm-$kind-listening" 120 || return 1
+		out=$(timeout 400 /xcma/storm -c "$peer4" 7473 200 25 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/pair: /'
+		check "storm-$kind-client-every-id-ended" [ "$rc" = 0 ]
+		pct=$(echo "$out" | sed -n 's/.* established [0-9]* (\([0-9]*\)%).*/\1/p')
+		case $kind in
+		none | loss10 | delay) check "storm-$kind-every-connect-established" [ "${pct:-0}" = 100 ] ;;
+		esac
+		phase "storm-$kind-done"
+		wait_peer "storm-$kind-drained" 120
+		[ -z "$spec" ] || netem_off
+	fi
+}
+
 say "guest $self of 2, $(uname -r), CM $(grep -q '^xcma ' /proc/modules && echo xcma || echo in-tree), peer $peer4"
 phase up
 wait_peer up 300 || exit 1
 check wire-ping-peer ping -c 3 -W 5 "$peer4"
 for c in "$@"; do
 	say "case $c"
-	"case_$c" || { say "FAIL $c (stopped)"; failed=1; }
+	case $c in
+	storm-*) case_storm "${c#storm-}" ;;
+	*) "case_$c" ;;
+	esac || { say "FAIL $c (stopped)"; failed=1; }
 done
 phase done
 wait_peer done 240 gone

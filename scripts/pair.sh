@@ -13,9 +13,11 @@
 #   scripts/pair.sh [-o DIR] [-t SEC] [-e 'VAR=value ...'] SPEC1 SPEC2 CASE...
 #     SPEC      KERNEL:CM, KERNEL 6.1, 6.12 or kunit (the debug kernel:
 #               lockdep, KASAN, kmemleak, UBSAN), CM xcma (drop-in) or
-#               intree (the in-tree rdma_cm: the control)
+#               intree (the in-tree rdma_cm: the control), or xcma-lose
+#               (the self-test's xcma, built to lose one DISCONNECTED
+#               event in 25: build-module.sh plant-lose-event)
 #     -o DIR    consoles DIR/h1.log and DIR/h2.log (default build/vm/pair)
-#     -t SEC    each guest's timeout (default 600)
+#     -t SEC    each guest's timeout (default 900)
 #     -e ...    environment of the guests' command (XCMA_PAIR_PLANT=...)
 #
 # Prints each guest's "pair:" lines and vm.sh verdict, prefixed h1/h2;
@@ -23,7 +25,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=$top/build/vm/pair timeout=600 env=
+dir=$top/build/vm/pair timeout=900 env=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) dir=$2; shift 2 ;;
@@ -40,7 +42,7 @@ mkdir -p "$dir"
 sock=$(mktemp -d /tmp/xcma-wire.XXXXXX)
 trap 'rm -rf "$sock"' EXIT
 
-args=()
+args=() pre=()
 for i in 0 1; do
 	k=${spec[$i]%%:*} cm=${spec[$i]#*:}
 	case $k:$cm in
@@ -48,12 +50,21 @@ for i in 0 1; do
 	*) echo "pair.sh: bad spec ${spec[$i]}" >&2; exit 2 ;;
 	esac
 	"$top/scripts/build-module.sh" "$k" dropin stock-examples >/dev/null || exit 1
-	a="-q -k $k --user --mods sch_netem -t $timeout --wire $sock:$((i + 1)):$((2 - i))"
+	a="-q -k $k --user -t $timeout --wire $sock:$((i + 1)):$((2 - i))"
+	# netem for the storms (the debug kernel has none: its storms run
+	# without, storm-none)
+	[ "$k" = kunit ] || a+=" --mods sch_netem,sch_prio,cls_u32"
 	a+=" -o $dir/h$((i + 1)).log -f $top/build/mod/$k-stock-examples/xcma_pingpong.ko"
-	a+=" -f $top/scripts/pair-guest.sh"
+	a+=" -f $top/scripts/pair-guest.sh -f $top/build/user/storm"
+	pre[$i]=
 	case $cm in
 	xcma) ;;
 	intree) a+=" --no-xcma --preload rdma_cm" ;;
+	xcma-lose)
+		"$top/scripts/build-module.sh" "$k" dropin plant-lose-event >/dev/null || exit 1
+		a+=" --no-xcma -f $top/build/mod/$k-plant-lose-event/xcma.ko"
+		pre[$i]="insmod /xcma/xcma.ko && "
+		;;
 	*) echo "pair.sh: bad CM $cm" >&2; exit 2 ;;
 	esac
 	args[$i]=$a
@@ -62,10 +73,16 @@ done
 for i in 0 1; do
 	[ "${spec[$i]#*:}" = xcma ] && { "$top/scripts/build-module.sh" "${spec[$i]%%:*}" >/dev/null || exit 1; }
 done
+# tests/user/storm.c, for the storm cases
+mkdir -p "$top/build/user"
+if [ ! "$top/build/user/storm" -nt "$top/tests/user/storm.c" ]; then
+	gcc -O2 -Wall -Wextra -Werror -o "$top/build/user/storm" "$top/tests/user/storm.c" \
+		-lrdmacm -libverbs || exit 1
+fi
 pids=()
 for i in 0 1; do
 	# shellcheck disable=SC2086
-	XCMA_VM_BINS=tc "$top/scripts/vm.sh" ${args[$i]} -- "$env sh /xcma/pair-guest.sh $cases" \
+	XCMA_VM_BINS=tc "$top/scripts/vm.sh" ${args[$i]} -- "${pre[$i]}$env sh /xcma/pair-guest.sh $cases" \
 		>"$dir/h$((i + 1)).verdict" 2>&1 &
 	pids[$i]=$!
 done

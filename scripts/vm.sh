@@ -32,6 +32,7 @@
 #                                   (a root xcma was installed into)
 #     --mods 'mod ...'              also stage these modules (and what they
 #                                   depend on) for the command to load
+#                                   (names split by spaces or commas)
 #     --siw                         also stage Soft-iWARP for the command
 #                                   to load (modprobe siw): on a stock
 #                                   kernel the test-only siw.ko of
@@ -75,7 +76,7 @@ while [ $# -gt 0 ]; do
 	--sbs) mode=sbs; shift ;;
 	--user) user=1; shift ;;
 	--modroot) modroot=$2; shift 2 ;;
-	--mods) xmods=$2; shift 2 ;;
+	--mods) xmods=${2//,/ }; shift 2 ;;
 	--siw) siw=1; shift ;;
 	--icount) icount=1; shift ;;
 	--wire) wire=$2; shift 2 ;;
