@@ -351,6 +351,7 @@ pair_case() {
 		verdict_if "$name/h$i/ran-every-case" grep -aqs "^pair: finished: $* " "$dir/h$i.log"
 	done
 	# the storms' ends, for the reader to set side by side
+	cat "$dir/freeze.log" 2>/dev/null | sed "s|^|    $name |"
 	grep -a '^pair: storm: ' "$dir/h1.log" "$dir/h2.log" 2>/dev/null | tr -d '\r' |
 		grep -v listening | sed "s|^$dir/|    $name |; s|\.log:pair: storm:||"
 }
@@ -988,8 +989,9 @@ one_layer() {
 		# and the storms of connects over a lossy, delaying,
 		# duplicating wire (netem), xcma on both guests and then the
 		# in-tree CM on both, whose ends are printed side by side
-		pair_case 6.1:xcma 6.12:xcma rc removal rping storm-loss10 storm-delay storm-loss30
-		pair_case 6.1:intree 6.12:intree rc removal rping storm-loss10 storm-delay storm-loss30
+		# (and guest 1 frozen for 90 s under 100 connects in flight)
+		pair_case 6.1:xcma 6.12:xcma rc removal rping storm-loss10 storm-delay storm-loss30 freeze
+		pair_case 6.1:intree 6.12:intree rc removal rping storm-loss10 storm-delay storm-loss30 freeze
 		# the debug kernel's xcma (lockdep, KASAN, kmemleak, UBSAN)
 		# against stock 6.12's in-tree CM
 		pair_case kunit:xcma 6.12:intree rc removal rping storm-none

@@ -37,6 +37,13 @@
 #             (on both guests) with an event its state allows, and the
 #             distribution of the ends is printed; under loss10 and delay
 #             (ib_cm retries a MAD 15 times) every connect establishes
+#     freeze  guest 1 serves the storm and is frozen by the host for 90 s
+#             (QEMU's monitor stop/cont: its clocks stop too); guest 2
+#             starts 100 connects at once while it is frozen. ib_cm sends
+#             a REQ up to 16 times, about 5 s apart: the sends outlast
+#             the freeze, and every id must still end on both guests
+#             (seen on both CMs: all 100 connect about 88 s after they
+#             started); the ends are printed beside the in-tree CM's
 #   XCMA_PAIR_PLANT=loopback (in the environment, for the harness's
 #   self-test): each client connects to its own guest's address, so that
 #   every check that traffic crossed the wire must fail
@@ -295,6 +302,42 @@ case_storm() {
 		phase "storm-$kind-done"
 		wait_peer "storm-$kind-drained" 120
 		[ -z "$spec" ] || netem_off
+	fi
+}
+
+case_freeze() {
+	local out rc pid n=0
+	grep -q '^rdma_ucm ' /proc/modules || load_ucm || { say "FAIL freeze-rdma_ucm"; return 1; }
+	if [ "$self" = 1 ]; then
+		/xcma/storm -s "$XCMA_IP4" 7474 >/tmp/freeze.out 2>&1 &
+		pid=$!
+		until grep -q listening /tmp/freeze.out; do
+			n=$((n + 1))
+			[ $n -lt 100 ] || break
+			sleep 0.2
+		done
+		phase fz-freezing
+		# the peer polls this phase, then waits 5 s; the host stops
+		# this guest within a second of this line
+		sleep 1
+		say "freeze-me 90"
+		sleep 3
+		wait_peer fz-done 600
+		kill -TERM "$pid"
+		wait "$pid"
+		rc=$?
+		sed 's/^/pair: /' /tmp/freeze.out
+		check freeze-server-every-id-ended [ "$rc" = 0 ]
+		phase fz-drained
+	else
+		wait_peer fz-freezing 120 || return 1
+		sleep 5
+		out=$(timeout 400 /xcma/storm -c "$peer4" 7474 100 100 2>&1)
+		rc=$?
+		echo "$out" | sed 's/^/pair: /'
+		check freeze-client-every-id-ended [ "$rc" = 0 ]
+		phase fz-done
+		wait_peer fz-drained 300
 	fi
 }
 

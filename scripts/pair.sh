@@ -50,7 +50,7 @@ for i in 0 1; do
 	*) echo "pair.sh: bad spec ${spec[$i]}" >&2; exit 2 ;;
 	esac
 	"$top/scripts/build-module.sh" "$k" dropin stock-examples >/dev/null || exit 1
-	a="-q -k $k --user -t $timeout --wire $sock:$((i + 1)):$((2 - i))"
+	a="-q -k $k --user -t $timeout --wire $sock:$((i + 1)):$((2 - i)) --monitor $sock/h$((i + 1)).mon"
 	# netem for the storms (the debug kernel has none: its storms run
 	# without, storm-none)
 	[ "$k" = kunit ] || a+=" --mods sch_netem,sch_prio,cls_u32"
@@ -86,10 +86,36 @@ for i in 0 1; do
 		>"$dir/h$((i + 1)).verdict" 2>&1 &
 	pids[$i]=$!
 done
+# a guest that prints "pair: freeze-me SECS" is stopped through QEMU's
+# monitor (its clocks with it: the guest sees no time pass) and
+# continued SECS seconds later, once per guest
+monitor() {
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+time.sleep(0.2)
+s.sendall((sys.argv[2] + "\n").encode())
+time.sleep(0.3)
+s.close()' "$@"
+}
+frozen=()
+while kill -0 "${pids[0]}" 2>/dev/null || kill -0 "${pids[1]}" 2>/dev/null; do
+	for i in 1 2; do
+		[ -z "${frozen[$i]:-}" ] || continue
+		secs=$(grep -ao 'pair: freeze-me [0-9]*' "$dir/h$i.log" 2>/dev/null | head -1 | tr -dc 0-9)
+		[ -n "$secs" ] || continue
+		frozen[$i]=1
+		monitor "$sock/h$i.mon" stop && echo "pair.sh: h$i stopped at $(date +%T) for $secs s"
+		sleep "$secs"
+		monitor "$sock/h$i.mon" cont && echo "pair.sh: h$i continued at $(date +%T)"
+	done
+	sleep 0.2
+done >"$dir/freeze.log" 2>&1
 rc=0
 for i in 0 1; do
 	wait "${pids[$i]}" || rc=1
 done
+cat "$dir/freeze.log"
 for i in 1 2; do
 	grep -a '^pair: ' "$dir/h$i.log" | tr -d '\r' | sed "s/^/h$i /"
 	grep -a '^vm: ' "$dir/h$i.verdict" | sed "s/^/h$i /"

@@ -55,13 +55,16 @@
 #                                   fd00:99::SELF, and the peer's
 #                                   addresses are in XCMA_PEER4/6
 #                                   (scripts/pair.sh starts the two)
+#     --monitor PATH                QEMU's monitor on the unix socket PATH
+#                                   (stop/cont: freeze the guest with its
+#                                   clocks, scripts/pair.sh)
 #
 # Files copied with -f land in /xcma, the command's working directory.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
-modroot= xmods= siw=0 icount=0 wire=
+modroot= xmods= siw=0 icount=0 wire= monitor=none
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -80,6 +83,7 @@ while [ $# -gt 0 ]; do
 	--siw) siw=1; shift ;;
 	--icount) icount=1; shift ;;
 	--wire) wire=$2; shift 2 ;;
+	--monitor) monitor=unix:$2,server=on,wait=off; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -239,7 +243,7 @@ append="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on"
 # them (default 2), each get a QEMU thread and run truly in parallel.
 cpus=2
 [ $debug = 1 ] && cpus=${XCMA_VM_CPUS:-2}
-qemu=(qemu-system-x86_64 -m 2G -smp "$cpus" -no-reboot -display none -monitor none
+qemu=(qemu-system-x86_64 -m 2G -smp "$cpus" -no-reboot -display none -monitor "$monitor"
 	-serial stdio -kernel "$KIMAGE" -initrd "$stage.cpio" -append "$append"
 	-device "virtio-net-pci,netdev=n0${wire:+,mac=52:54:00:99:00:0$self}")
 if [ -n "$wire" ]; then

@@ -7,7 +7,8 @@
  * CM's.
  *
  *   storm -s ADDR PORT          serve until SIGTERM, then until every
- *                               accepted id has ended (30 s at most)
+ *                               accepted id has ended (STORM_IDLE_SECS
+ *                               at most)
  *   storm -c ADDR PORT N P      N connects to ADDR:PORT, P at a time;
  *                               each one, once ESTABLISHED, disconnected
  *
@@ -307,6 +308,8 @@ static int server(const char *addr, const char *port)
 	struct sockaddr_storage ss;
 	int live = 0, requests = 0;
 	double grace = 0;
+	const char *idle_env = getenv("STORM_IDLE_SECS");
+	double idle = (idle_env ? atoi(idle_env) : 120) * 1e3;
 
 	side = "server";
 	if (!ch)
@@ -325,7 +328,7 @@ static int server(const char *addr, const char *port)
 		int done = 0;
 
 		if (stop && !grace)
-			grace = now_ms() + 30e3;
+			grace = now_ms() + idle;
 		if (stop && (!live || now_ms() > grace))
 			break;
 		ev = next_event(ch, 200);
