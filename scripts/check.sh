@@ -23,7 +23,7 @@ cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
 rm -f build/logs/digest.txt
-all_layers="deps userspace model mutants build kunit interop style harness stock user install wire"
+all_layers="deps userspace model mutants build kunit interop wire style harness stock user install"
 # not yet in a default run (issue 22): XCMA_LAYERS="... kunit kcsan ..." runs it
 opt_layers="kcsan"
 layers=${XCMA_LAYERS:-$all_layers}
@@ -979,6 +979,17 @@ one_layer() {
 			install_case "${kh%:*}" "${kh#*:}"
 		done
 		;;
+	wire-build)
+		# what the wire layer's guests stage (scripts/pair.sh builds
+		# what is missing; built here, no lane builds while the other
+		# boots)
+		for k in 6.1 6.12 kunit; do
+			run "build/wire-$k-stock-examples" scripts/build-module.sh $k dropin stock-examples
+		done
+		run build/wire-6.12-plant-lose-event scripts/build-module.sh 6.12 dropin plant-lose-event
+		run build/wire-storm sh -c 'mkdir -p build/user && gcc -O2 -Wall -Wextra -Werror \
+			-o build/user/storm tests/user/storm.c -lrdmacm -libverbs'
+		;;
 	wire)
 		# two kernels, each with its own CM, on one emulated Ethernet
 		# segment (issue 24): xcma against the in-tree CM of the
@@ -1015,12 +1026,14 @@ one_layer() {
 	echo "   ($(( $(date +%s) - ls0 )) s)"
 }
 
-# the debug kernels' layers (kunit, interop, kcsan) run in the second
-# lane, one after the other; their builds run first, in this one
+# the debug kernels' layers (kunit, interop, kcsan) and the two-guest
+# wire layer run in the second lane, one after the other; their builds run
+# first, in this one (the wire layer's guests are two TCG threads, the
+# debug kernels' layers' guests two: the lanes end about together)
 lane2= lane2_layers=
 for layer in $layers; do
 	case $layer in
-	kunit | interop | kcsan)
+	kunit | interop | kcsan | wire)
 		layer=$layer-build one_layer
 		if [ "$lanes" -gt 1 ]; then
 			lane2_layers+=" $layer"
