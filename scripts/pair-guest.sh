@@ -260,8 +260,22 @@ netem_on() {
 }
 netem_off() { /usr/sbin/tc qdisc del dev eth0 root; }
 
+# storm_server PORT OUT: the storm program serving on PORT, its output in
+# OUT, its pid in spid (a child of this shell, for wait) once it listens
+# (20 s at most)
+storm_server() {
+	local n=0
+	/xcma/storm -s "$XCMA_IP4" "$1" >"$2" 2>&1 </dev/null &
+	spid=$!
+	until grep -q listening "$2"; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || break
+		sleep 0.2
+	done
+}
+
 case_storm() {
-	local kind=$1 spec out rc pid n=0 pct
+	local kind=$1 spec out rc pid pct
 	case $kind in
 	none) spec= ;;
 	loss10) spec="loss 10%" ;;
@@ -273,13 +287,8 @@ case_storm() {
 	# shellcheck disable=SC2086
 	[ -z "$spec" ] || check "storm-$kind-netem" netem_on $spec
 	if [ "$self" = 1 ]; then
-		/xcma/storm -s "$XCMA_IP4" 7473 >/tmp/storm.out 2>&1 &
-		pid=$!
-		until grep -q listening /tmp/storm.out; do
-			n=$((n + 1))
-			[ $n -lt 100 ] || break
-			sleep 0.2
-		done
+		storm_server 7473 /tmp/storm.out
+		pid=$spid
 		phase "storm-$kind-listening"
 		wait_peer "storm-$kind-done" 600
 		kill -TERM "$pid"
@@ -306,16 +315,11 @@ case_storm() {
 }
 
 case_freeze() {
-	local out rc pid n=0
+	local out rc pid
 	grep -q '^rdma_ucm ' /proc/modules || load_ucm || { say "FAIL freeze-rdma_ucm"; return 1; }
 	if [ "$self" = 1 ]; then
-		/xcma/storm -s "$XCMA_IP4" 7474 >/tmp/freeze.out 2>&1 &
-		pid=$!
-		until grep -q listening /tmp/freeze.out; do
-			n=$((n + 1))
-			[ $n -lt 100 ] || break
-			sleep 0.2
-		done
+		storm_server 7474 /tmp/freeze.out
+		pid=$spid
 		phase fz-freezing
 		# the peer polls this phase, then waits 5 s; the host stops
 		# this guest within a second of this line
