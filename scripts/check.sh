@@ -801,6 +801,10 @@ one_layer() {
 		# one CPU, so the run fails
 		fails_for cpus-missing '1 of 2 CPUs online' scripts/vm.sh -q -k 6.12 \
 			-o build/vm/plant-cpus-missing.log -a maxcpus=1 -- true
+		# a module the kernel lacks, asked of vm.sh: named, before
+		# anything boots (it used to end vm.sh with no word)
+		fails_for vm-module-missing 'vm.sh: no module no_such_module for ' \
+			scripts/vm.sh -q -k 6.12 --mods no_such_module -o build/vm/plant-module-missing.log -- true
 		# a style checker missing, or one that flags nothing
 		fails_for lint-checkpatch-missing 'checkpatch: .* not found' \
 			env XCMA_CHECKPATCH=/nonexistent/checkpatch.pl scripts/lint.sh checkpatch

@@ -177,6 +177,12 @@ if [ $siw = 1 ] && [ $debug = 0 ]; then
 	mods="$mods $(modinfo -F depends "$siw_ko" | tr , ' ') crc32c_generic dummy"
 fi
 mkdir -p "$stage/lib/modules/$KVER"
+# one the kernel lacks fails the run here, by name (the pipeline below
+# would end it under pipefail with no word)
+for m in $mods; do
+	modprobe -d "$KMODS" -S "$KVER" --show-depends "$m" >/dev/null 2>&1 ||
+		{ echo "vm.sh: no module $m for $KVER" >&2; exit 1; }
+done
 modprobe -d "$KMODS" -S "$KVER" -a --show-depends $mods 2>/dev/null |
 	awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do
 	rel=${ko#"$KMODS"/lib/modules/"$KVER"/}
