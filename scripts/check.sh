@@ -23,7 +23,7 @@ cd "$top"
 res=build/results
 rm -rf "$res" && mkdir -p "$res" build/logs
 rm -f build/logs/digest.txt
-all_layers="deps userspace model mutants build kunit interop wire style harness stock user install"
+all_layers="deps userspace model mutants build kunit interop wire style harness stock user consumers install"
 # not yet in a default run (issue 22): XCMA_LAYERS="... kunit kcsan ..." runs it
 opt_layers="kcsan"
 layers=${XCMA_LAYERS:-$all_layers}
@@ -105,6 +105,33 @@ configfs_vm() {
 	done
 	[ "$vrc" = 0 ] && record PASS "stock/$name/vm" || record FAIL "stock/$name/vm"
 }
+# consumer_vm KERNEL CM CONSUMER [vm.sh options]: one of the kernel's own
+# users of the CM, unmodified, on xcma (CM xcma) or on the in-tree rdma_cm
+# (CM intree, the control: --no-xcma), in a VM of the stock KERNEL
+# (tests/vm/CONSUMER.sh); one result per check it prints,
+# consumers/<k>-<cm>-<consumer>-<check>, and one for the VM.
+#   CONSUMER_ENV='K=V ...'  the guest script's environment (plants)
+consumer_vm() {
+	local k=$1 cm=$2 what=$3 log=build/vm/consumers-$1-$2-$3.log vrc opts=
+	shift 3
+	[ "$cm" = intree ] && opts=--no-xcma
+	scripts/vm.sh -q -k "$k" --$what $opts -o "$log" -t 900 -f "tests/vm/$what.sh" "$@" -- \
+		"${CONSUMER_ENV:-} sh /xcma/$what.sh" >"build/logs/consumers-$k-$cm-$what.log" 2>&1
+	vrc=$?
+	grep -a "^$what: " "$log" | sed "s/^/  $k-$cm /"
+	grep -ao "^\(PASS\|FAIL\) $what/[^: ]*" "$log" | while read -r v c; do
+		record "$v" "consumers/$k-$cm-$what-${c#"$what"/}"
+	done
+	grep -aq "^PASS $what/" "$log" || record FAIL "consumers/$k-$cm-$what-ran-no-check"
+	if [ "$vrc" = 0 ]; then
+		record PASS "consumers/$k-$cm-$what-vm"
+	else
+		record FAIL "consumers/$k-$cm-$what-vm"
+		grep -a '^vm: ' "build/logs/consumers-$k-$cm-$what.log" | sed 's/^/    | /'
+		grep -a "^FAIL $what/" "$log" | sed 's/^/    | /'
+	fi
+}
+
 # kunit_results BOOT LOG: the KUnit verdicts of one boot, as PASS/FAIL lines:
 # each leaf case and each disagreement of the log with KUnit's own counts
 # (scripts/ktap.py; a check's line has " # "), a failure when the boot ran
@@ -536,7 +563,7 @@ left_out() {
 # other tests xcma). The rest is counted as xcma's (its harness's self-tests
 # included).
 in_tree_control() {
-	grep -E '^[A-Z]+ ((user|stock)/[^ ]*intree|wire/[0-9.]+-intree\+[0-9.]+-intree/)' |
+	grep -E '^[A-Z]+ ((user|stock)/[^ ]*intree|wire/[0-9.]+-intree\+[0-9.]+-intree/|consumers/[0-9.]+-intree-)' |
 		grep -v 'errnos-are-intree'
 }
 
@@ -923,6 +950,23 @@ one_layer() {
 					-f build/mod/$k-stock-examples/xcma_pingpong.ko \
 					-f scripts/hotplug.sh -- 'sh /xcma/hotplug.sh'"
 		done
+		;;
+	consumers)
+		# the kernel's own NFS server and client over rpcrdma, on
+		# xcma and on the in-tree CM (the control), on both stock
+		# kernels: data checksummed, rxe0 removed mid-I/O
+		for k in 6.1 6.12; do
+			consumer_vm $k xcma nfs
+			consumer_vm $k intree nfs
+		done
+		# the checksum can fail: a byte of a source file changed after
+		# it was written over NFS must fail the read-back compare
+		rm -f build/vm/plant-nfs-corrupt.log
+		scripts/vm.sh -q -k 6.12 --nfs -o build/vm/plant-nfs-corrupt.log -f tests/vm/nfs.sh -- \
+			'XCMA_NFS_PLANT=corrupt sh /xcma/nfs.sh' >build/logs/plant-nfs-corrupt.log 2>&1
+		verdict_if harness/consumers-nfs-corrupt-fails sh -c "
+			grep -aq '^FAIL nfs/io-v4.2: read back differs' build/vm/plant-nfs-corrupt.log &&
+			grep -aq '^nfs: 1 failed' build/vm/plant-nfs-corrupt.log"
 		;;
 	user)
 		# (built before the KUnit lane, if that runs)

@@ -14,6 +14,11 @@ pkgs=(
 	qemu-system-x86 busybox-static iproute2
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils librdmacm-dev libibverbs-dev
 	libgtest-dev graphviz
+	# what the consumers layer's nfs-utils and rpcbind link against
+	# (the daemons themselves are unpacked below, not installed)
+	libtirpc3 libtirpc-common libwrap0 libnfsidmap1 libevent-core-2.1-7 libsqlite3-0
+	libdevmapper1.02.1 libkeyutils1 libcap2 libmount1 libblkid1 libuuid1
+	libkrb5-3 libgssapi-krb5-2 libcom-err2
 	dkms dh-dkms debhelper dpkg-dev
 )
 cache=${XCMA_CACHE:-/var/cache/xcma}
@@ -46,3 +51,18 @@ for v in "$stock61" "$stock612"; do
 	depmod -b "$root" "$v"
 	touch "$root/.done"
 done
+
+# The consumers layer's NFS userspace: nfs-utils and rpcbind, unpacked for
+# the guests (scripts/vm.sh --nfs). Not installed: their maintainer scripts
+# would start an NFS server and rpcbind on this host.
+nroot=$cache/consumers/root
+if [ ! -f "$nroot/.done" ]; then
+	echo "deps: unpacking nfs-utils and rpcbind"
+	rm -rf "$cache/consumers" && mkdir -p "$nroot"
+	(cd "$cache/consumers" && apt-get download -q nfs-kernel-server nfs-common rpcbind >/dev/null 2>&1)
+	for deb in "$cache/consumers"/*.deb; do dpkg-deb -x "$deb" "$nroot"; done
+	rm -f "$cache/consumers"/*.deb
+	[ -x "$nroot/usr/sbin/rpc.nfsd" ] && [ -x "$nroot/sbin/rpcbind" ] ||
+		{ echo "deps: nfs-utils or rpcbind did not unpack" >&2; exit 1; }
+	touch "$nroot/.done"
+fi

@@ -38,6 +38,12 @@
 #                                   kernel the test-only siw.ko of
 #                                   scripts/siw-module.sh; with --user
 #                                   also libibverbs' siw provider
+#     --nfs                         also stage NFS over RDMA: the
+#                                   kernel's NFS server and client and
+#                                   rpcrdma (loaded by the command), and
+#                                   Debian's nfs-utils and rpcbind as
+#                                   scripts/deps.sh unpacked them
+#                                   (tests/vm/nfs.sh)
 #     --icount                      count instructions (QEMU -icount
 #                                   shift=0: guest time is the number of
 #                                   instructions run, one TCG thread): a
@@ -64,7 +70,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
-modroot= xmods= siw=0 icount=0 wire= monitor=none
+modroot= xmods= siw=0 icount=0 wire= monitor=none nfs=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -82,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--mods) xmods=${2//,/ }; shift 2 ;;
 	--siw) siw=1; shift ;;
 	--icount) icount=1; shift ;;
+	--nfs) nfs=1; shift ;;
 	--wire) wire=$2; shift 2 ;;
 	--monitor) monitor=unix:$2,server=on,wait=off; shift 2 ;;
 	--) shift; break ;;
@@ -155,6 +162,34 @@ if [ $user = 1 ]; then
 		cp -L "$libdir/libibverbs/libsiw-rdmav34.so" "$stage$libdir/libibverbs/"
 		cp /etc/libibverbs.d/siw.driver "$stage/etc/libibverbs.d/"
 	fi
+fi
+
+# NFS over RDMA's userspace: nfs-utils and rpcbind, unpacked from Debian's
+# packages (not installed: the host runs no NFS daemon), the libraries
+# they link against from the host, and the files libtirpc and rpcbind read
+if [ $nfs = 1 ]; then
+	nroot=${XCMA_CACHE:-/var/cache/xcma}/consumers/root
+	[ -f "$nroot/.done" ] || { echo "vm.sh: no nfs-utils in $nroot (scripts/deps.sh)" >&2; exit 1; }
+	for b in sbin/mount.nfs sbin/rpcbind usr/sbin/rpcinfo usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs; do
+		cp "$nroot/$b" "$stage/usr/sbin/"
+		libs=$(ldd "$nroot/$b")
+		if grep -q 'not found' <<<"$libs"; then
+			echo "vm.sh: $b: $(grep 'not found' <<<"$libs" | tr -d '\t' | tr '\n' ' ')(scripts/deps.sh)" >&2
+			exit 1
+		fi
+		grep -o '/[^ ]*' <<<"$libs" | while read -r lib; do
+			mkdir -p "$stage$(dirname "$lib")"
+			cp -L "$lib" "$stage$lib"
+		done
+	done
+	mkdir -p "$stage/etc"
+	cp /etc/netconfig "$stage/etc/"
+	printf 'root:x:0:0::/:/bin/sh\n_rpc:x:100:65534::/run/rpcbind:/bin/false\n' >"$stage/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
+	ln -s /proc/mounts "$stage/etc/mtab"
+	printf '%s\n' 'ip 0 IP' 'tcp 6 TCP' 'udp 17 UDP' >"$stage/etc/protocols"
+	printf '%s\n' 'sunrpc 111/tcp' 'sunrpc 111/udp' 'nfs 2049/tcp' 'nfs 2049/udp' >"$stage/etc/services"
+	xmods="$xmods sunrpc nfsd nfs nfsv3 nfsv4 rpcrdma"
 fi
 
 # the module closure of what the VM loads, with a fresh modules.dep
