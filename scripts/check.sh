@@ -952,12 +952,15 @@ one_layer() {
 		done
 		;;
 	consumers)
-		# the kernel's own NFS server and client over rpcrdma, on
-		# xcma and on the in-tree CM (the control), on both stock
-		# kernels: data checksummed, rxe0 removed mid-I/O
+		# the kernel's own NFS server and client over rpcrdma, and
+		# its iSCSI target and initiator over iSER, on xcma and on
+		# the in-tree CM (the control), on both stock kernels: data
+		# checksummed, rxe0 removed mid-I/O (tests/vm/nfs.sh, iser.sh)
 		for k in 6.1 6.12; do
-			consumer_vm $k xcma nfs
-			consumer_vm $k intree nfs
+			for c in nfs iser; do
+				consumer_vm $k xcma $c
+				consumer_vm $k intree $c
+			done
 		done
 		# the checksum can fail: a byte of a source file changed after
 		# it was written over NFS must fail the read-back compare
@@ -967,6 +970,12 @@ one_layer() {
 		verdict_if harness/consumers-nfs-corrupt-fails sh -c "
 			grep -aq '^FAIL nfs/io-v4.2: read back differs' build/vm/plant-nfs-corrupt.log &&
 			grep -aq '^nfs: 1 failed' build/vm/plant-nfs-corrupt.log"
+		rm -f build/vm/plant-iser-corrupt.log
+		scripts/vm.sh -q -k 6.12 --iser -o build/vm/plant-iser-corrupt.log -f tests/vm/iser.sh -- \
+			'XCMA_ISER_PLANT=corrupt sh /xcma/iser.sh' >build/logs/plant-iser-corrupt.log 2>&1
+		verdict_if harness/consumers-iser-corrupt-fails sh -c "
+			grep -aq '^FAIL iser/io: read back differs' build/vm/plant-iser-corrupt.log &&
+			grep -aq '^iser: 1 failed' build/vm/plant-iser-corrupt.log"
 		;;
 	user)
 		# (built before the KUnit lane, if that runs)

@@ -19,6 +19,8 @@ pkgs=(
 	libtirpc3 libtirpc-common libwrap0 libnfsidmap1 libevent-core-2.1-7 libsqlite3-0
 	libdevmapper1.02.1 libkeyutils1 libcap2 libmount1 libblkid1 libuuid1
 	libkrb5-3 libgssapi-krb5-2 libcom-err2
+	# and open-iscsi's
+	libisns0 libopeniscsiusr libkmod2 libssl3
 	dkms dh-dkms debhelper dpkg-dev
 )
 cache=${XCMA_CACHE:-/var/cache/xcma}
@@ -52,17 +54,21 @@ for v in "$stock61" "$stock612"; do
 	touch "$root/.done"
 done
 
-# The consumers layer's NFS userspace: nfs-utils and rpcbind, unpacked for
-# the guests (scripts/vm.sh --nfs). Not installed: their maintainer scripts
-# would start an NFS server and rpcbind on this host.
+# The consumers layer's userspace: nfs-utils, rpcbind and open-iscsi,
+# unpacked for the guests (scripts/vm.sh --nfs, --iser). Not installed:
+# their maintainer scripts would start an NFS server, rpcbind and iscsid on
+# this host. Unpacked again when the list changes.
+cpkgs="nfs-kernel-server nfs-common rpcbind open-iscsi"
 nroot=$cache/consumers/root
-if [ ! -f "$nroot/.done" ]; then
-	echo "deps: unpacking nfs-utils and rpcbind"
+if [ "$(cat "$nroot/.done" 2>/dev/null)" != "$cpkgs" ]; then
+	echo "deps: unpacking $cpkgs"
 	rm -rf "$cache/consumers" && mkdir -p "$nroot"
-	(cd "$cache/consumers" && apt-get download -q nfs-kernel-server nfs-common rpcbind >/dev/null 2>&1)
+	# (apt's sandbox user cannot write here: its warning says so)
+	(cd "$cache/consumers" && apt-get download -q $cpkgs >/dev/null 2>&1)
 	for deb in "$cache/consumers"/*.deb; do dpkg-deb -x "$deb" "$nroot"; done
 	rm -f "$cache/consumers"/*.deb
-	[ -x "$nroot/usr/sbin/rpc.nfsd" ] && [ -x "$nroot/sbin/rpcbind" ] ||
-		{ echo "deps: nfs-utils or rpcbind did not unpack" >&2; exit 1; }
-	touch "$nroot/.done"
+	for b in usr/sbin/rpc.nfsd sbin/rpcbind sbin/iscsid sbin/iscsiadm; do
+		[ -x "$nroot/$b" ] || { echo "deps: $b did not unpack" >&2; exit 1; }
+	done
+	echo "$cpkgs" >"$nroot/.done"
 fi

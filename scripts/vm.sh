@@ -44,6 +44,10 @@
 #                                   Debian's nfs-utils and rpcbind as
 #                                   scripts/deps.sh unpacked them
 #                                   (tests/vm/nfs.sh)
+#     --iser                        also stage iSCSI over RDMA: the LIO
+#                                   target with ib_isert, and ib_iser
+#                                   with open-iscsi's iscsid and
+#                                   iscsiadm (tests/vm/iser.sh)
 #     --icount                      count instructions (QEMU -icount
 #                                   shift=0: guest time is the number of
 #                                   instructions run, one TCG thread): a
@@ -70,7 +74,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
-modroot= xmods= siw=0 icount=0 wire= monitor=none nfs=0
+modroot= xmods= siw=0 icount=0 wire= monitor=none nfs=0 iser=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -89,6 +93,7 @@ while [ $# -gt 0 ]; do
 	--siw) siw=1; shift ;;
 	--icount) icount=1; shift ;;
 	--nfs) nfs=1; shift ;;
+	--iser) iser=1; shift ;;
 	--wire) wire=$2; shift 2 ;;
 	--monitor) monitor=unix:$2,server=on,wait=off; shift 2 ;;
 	--) shift; break ;;
@@ -164,15 +169,16 @@ if [ $user = 1 ]; then
 	fi
 fi
 
-# NFS over RDMA's userspace: nfs-utils and rpcbind, unpacked from Debian's
-# packages (not installed: the host runs no NFS daemon), the libraries
-# they link against from the host, and the files libtirpc and rpcbind read
-if [ $nfs = 1 ]; then
-	nroot=${XCMA_CACHE:-/var/cache/xcma}/consumers/root
-	[ -f "$nroot/.done" ] || { echo "vm.sh: no nfs-utils in $nroot (scripts/deps.sh)" >&2; exit 1; }
-	for b in sbin/mount.nfs sbin/rpcbind usr/sbin/rpcinfo usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs; do
-		cp "$nroot/$b" "$stage/usr/sbin/"
-		libs=$(ldd "$nroot/$b")
+# The consumers' userspace (nfs-utils, rpcbind, open-iscsi), unpacked from
+# Debian's packages by scripts/deps.sh (not installed: the host runs none
+# of their daemons), and the libraries they link against from the host
+croot=${XCMA_CACHE:-/var/cache/xcma}/consumers/root
+stage_consumer_bins() {
+	local b libs
+	[ -f "$croot/.done" ] || { echo "vm.sh: no consumer userspace in $croot (scripts/deps.sh)" >&2; exit 1; }
+	for b in "$@"; do
+		cp "$croot/$b" "$stage/usr/sbin/"
+		libs=$(ldd "$croot/$b")
 		if grep -q 'not found' <<<"$libs"; then
 			echo "vm.sh: $b: $(grep 'not found' <<<"$libs" | tr -d '\t' | tr '\n' ' ')(scripts/deps.sh)" >&2
 			exit 1
@@ -182,14 +188,33 @@ if [ $nfs = 1 ]; then
 			cp -L "$lib" "$stage$lib"
 		done
 	done
+}
+# (iscsid serves only a peer whose uid has the name root)
+if [ $nfs = 1 ] || [ $iser = 1 ]; then
 	mkdir -p "$stage/etc"
-	cp /etc/netconfig "$stage/etc/"
 	printf 'root:x:0:0::/:/bin/sh\n_rpc:x:100:65534::/run/rpcbind:/bin/false\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
+fi
+if [ $nfs = 1 ]; then
+	stage_consumer_bins sbin/mount.nfs sbin/rpcbind usr/sbin/rpcinfo usr/sbin/rpc.nfsd \
+		usr/sbin/rpc.mountd usr/sbin/exportfs
+	# what libtirpc, rpcbind and nfs-utils look up
+	mkdir -p "$stage/etc"
+	cp /etc/netconfig "$stage/etc/"
 	ln -s /proc/mounts "$stage/etc/mtab"
 	printf '%s\n' 'ip 0 IP' 'tcp 6 TCP' 'udp 17 UDP' >"$stage/etc/protocols"
 	printf '%s\n' 'sunrpc 111/tcp' 'sunrpc 111/udp' 'nfs 2049/tcp' 'nfs 2049/udp' >"$stage/etc/services"
 	xmods="$xmods sunrpc nfsd nfs nfsv3 nfsv4 rpcrdma"
+fi
+# iSCSI over RDMA: the LIO target with its iSER transport (ib_isert), a
+# ramdisk backstore (in target_core_mod), open-iscsi's initiator over
+# ib_iser
+if [ $iser = 1 ]; then
+	stage_consumer_bins sbin/iscsid sbin/iscsiadm
+	mkdir -p "$stage/etc/iscsi"
+	cp "$croot/etc/iscsi/iscsid.conf" "$stage/etc/iscsi/"
+	echo 'InitiatorName=iqn.2026-12.org.xcma:initiator' >"$stage/etc/iscsi/initiatorname.iscsi"
+	xmods="$xmods crc32c_generic target_core_mod iscsi_target_mod ib_isert ib_iser sd_mod"
 fi
 
 # the module closure of what the VM loads, with a fresh modules.dep
