@@ -175,7 +175,7 @@ writer() {
 }
 
 removal() {
-	local t0 tdel tadd rc recov n0 n1 ok err bad n s b t
+	local t0 tdel tadd rc recov n0 n1 ok err bad n s b
 	dd if=/dev/urandom of=/tmp/before bs=65536 count=128 2>/dev/null
 	login removal || return
 	dd if=/tmp/before of=$disk bs=65536 conv=fsync 2>/dev/null || { fail removal-before "write failed"; return; }
@@ -233,7 +233,7 @@ removal() {
 		fail removal-before-intact "the blocks written before the removal differ"
 	fi
 	bad=0
-	while read -r s b t; do
+	while read -r s b _; do
 		[ "$(dd if=$disk bs=65536 skip=$b count=1 2>/dev/null | md5sum | cut -d' ' -f1)" = "$s" ] ||
 			bad=$((bad + 1))
 	done </tmp/during.ok
