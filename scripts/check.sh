@@ -115,7 +115,8 @@ consumer_vm() {
 	local k=$1 cm=$2 what=$3 log=build/vm/consumers-$1-$2-$3.log vrc opts=
 	shift 3
 	[ "$cm" = intree ] && opts=--no-xcma
-	scripts/vm.sh -q -k "$k" --$what $opts -o "$log" -t 900 -f "tests/vm/$what.sh" "$@" -- \
+	scripts/vm.sh -q -k "$k" --$what $opts -o "$log" -t 900 -f tests/vm/consumer-lib.sh \
+		-f "tests/vm/$what.sh" "$@" -- \
 		"${CONSUMER_ENV:-} sh /xcma/$what.sh" >"build/logs/consumers-$k-$cm-$what.log" 2>&1
 	vrc=$?
 	grep -a "^$what: " "$log" | sed "s/^/  $k-$cm /"
@@ -130,6 +131,19 @@ consumer_vm() {
 		grep -a '^vm: ' "build/logs/consumers-$k-$cm-$what.log" | sed 's/^/    | /'
 		grep -a "^FAIL $what/" "$log" | sed 's/^/    | /'
 	fi
+}
+
+# consumer_plant CONSUMER: its checksum can fail: a byte of the source
+# changed after it was written must fail the read-back compare, and
+# nothing else (stock 6.12, xcma)
+consumer_plant() {
+	local log=build/vm/plant-$1-corrupt.log env=XCMA_BLOCK_PLANT=corrupt check=io
+	[ "$1" = nfs ] && env=XCMA_NFS_PLANT=corrupt check=io-v4.2
+	rm -f "$log"
+	scripts/vm.sh -q -k 6.12 --"$1" -o "$log" -f tests/vm/consumer-lib.sh -f "tests/vm/$1.sh" -- \
+		"$env sh /xcma/$1.sh" >"build/logs/plant-$1-corrupt.log" 2>&1
+	verdict_if "harness/consumers-$1-corrupt-fails" sh -c "
+		grep -aq '^FAIL $1/$check: read back differs' $log && grep -aq '^$1: 1 failed' $log"
 }
 
 # kunit_results BOOT LOG: the KUnit verdicts of one boot, as PASS/FAIL lines:
@@ -555,7 +569,8 @@ left_out() {
 # the in-tree rdma_cm as the control of an xcma case: user/<k>-intree-* (the
 # tools, unplug, misuse, siw and neighbour runs with --no-xcma), the
 # configfs checks of stock/<k>-intree/ (the in-tree CM's own configfs next
-# to side-by-side xcma), and the observation
+# to side-by-side xcma), the consumers' runs on the in-tree CM
+# (consumers/<k>-intree-*), the wire layer's in-tree pair, and the observation
 # user/6.12-observe-intree-cm-before-uverbs-hangs. Not controls, though
 # their names say intree: *-errnos-are-intree (xcma's errnos held to the
 # in-tree CM's) and install/*/removed/*-intree (xcma's removal gives the
@@ -952,30 +967,22 @@ one_layer() {
 		done
 		;;
 	consumers)
-		# the kernel's own NFS server and client over rpcrdma, and
-		# its iSCSI target and initiator over iSER, on xcma and on
-		# the in-tree CM (the control), on both stock kernels: data
-		# checksummed, rxe0 removed mid-I/O (tests/vm/nfs.sh, iser.sh)
+		# the kernel's own NFS server and client over rpcrdma, its
+		# iSCSI target and initiator over iSER, and its SRP target
+		# and initiator over the RDMA CM, on xcma and on the in-tree
+		# CM (the control), on both stock kernels: data checksummed,
+		# rxe0 removed mid-I/O (tests/vm/nfs.sh, iser.sh, srp.sh)
 		for k in 6.1 6.12; do
-			for c in nfs iser; do
+			for c in nfs iser srp; do
 				consumer_vm $k xcma $c
 				consumer_vm $k intree $c
 			done
 		done
 		# the checksum can fail: a byte of a source file changed after
 		# it was written over NFS must fail the read-back compare
-		rm -f build/vm/plant-nfs-corrupt.log
-		scripts/vm.sh -q -k 6.12 --nfs -o build/vm/plant-nfs-corrupt.log -f tests/vm/nfs.sh -- \
-			'XCMA_NFS_PLANT=corrupt sh /xcma/nfs.sh' >build/logs/plant-nfs-corrupt.log 2>&1
-		verdict_if harness/consumers-nfs-corrupt-fails sh -c "
-			grep -aq '^FAIL nfs/io-v4.2: read back differs' build/vm/plant-nfs-corrupt.log &&
-			grep -aq '^nfs: 1 failed' build/vm/plant-nfs-corrupt.log"
-		rm -f build/vm/plant-iser-corrupt.log
-		scripts/vm.sh -q -k 6.12 --iser -o build/vm/plant-iser-corrupt.log -f tests/vm/iser.sh -- \
-			'XCMA_ISER_PLANT=corrupt sh /xcma/iser.sh' >build/logs/plant-iser-corrupt.log 2>&1
-		verdict_if harness/consumers-iser-corrupt-fails sh -c "
-			grep -aq '^FAIL iser/io: read back differs' build/vm/plant-iser-corrupt.log &&
-			grep -aq '^iser: 1 failed' build/vm/plant-iser-corrupt.log"
+		for c in nfs iser srp; do
+			consumer_plant $c
+		done
 		;;
 	user)
 		# (built before the KUnit lane, if that runs)

@@ -48,6 +48,8 @@
 #                                   target with ib_isert, and ib_iser
 #                                   with open-iscsi's iscsid and
 #                                   iscsiadm (tests/vm/iser.sh)
+#     --srp                         also stage SRP: the LIO target with
+#                                   ib_srpt, and ib_srp (tests/vm/srp.sh)
 #     --icount                      count instructions (QEMU -icount
 #                                   shift=0: guest time is the number of
 #                                   instructions run, one TCG thread): a
@@ -74,7 +76,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=6.1 files=() params= extra= log= timeout=900 quiet=0 load=1 preload= mode= user=0
-modroot= xmods= siw=0 icount=0 wire= monitor=none nfs=0 iser=0
+modroot= xmods= siw=0 icount=0 wire= monitor=none nfs=0 iser=0 srp=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-k | --kernel) kernel=$2; shift 2 ;;
@@ -94,6 +96,7 @@ while [ $# -gt 0 ]; do
 	--icount) icount=1; shift ;;
 	--nfs) nfs=1; shift ;;
 	--iser) iser=1; shift ;;
+	--srp) srp=1; shift ;;
 	--wire) wire=$2; shift 2 ;;
 	--monitor) monitor=unix:$2,server=on,wait=off; shift 2 ;;
 	--) shift; break ;;
@@ -216,6 +219,8 @@ if [ $iser = 1 ]; then
 	echo 'InitiatorName=iqn.2026-12.org.xcma:initiator' >"$stage/etc/iscsi/initiatorname.iscsi"
 	xmods="$xmods crc32c_generic target_core_mod iscsi_target_mod ib_isert ib_iser sd_mod"
 fi
+# SRP over the RDMA CM: the LIO target with ib_srpt, and ib_srp
+[ $srp = 0 ] || xmods="$xmods target_core_mod ib_srpt ib_srp sd_mod"
 
 # the module closure of what the VM loads, with a fresh modules.dep
 mods="rdma_rxe ib_uverbs rdma_cm crc32_generic virtio_pci virtio_net veth $preload $xmods"

@@ -4,10 +4,10 @@
 # NFS over RDMA on the CM of this VM, unmodified: the kernel's NFS server
 # and client (nfsd, nfs, rpcrdma of the stock kernel) and Debian's
 # nfs-utils, over rxe0's loopback (10.99.0.1 to itself). Run inside
-# `scripts/vm.sh --nfs -f tests/vm/nfs.sh -- 'sh nfs.sh'`. The CM is xcma
-# when xcma.ko is loaded (the stock rpcrdma.ko is then inserted on top of
-# it, the in-tree rdma_cm never loaded), else the in-tree rdma_cm (the
-# control, --no-xcma).
+# `scripts/vm.sh --nfs -f tests/vm/consumer-lib.sh -f tests/vm/nfs.sh --
+# 'sh nfs.sh'`. The CM is xcma when xcma.ko is loaded (the stock
+# rpcrdma.ko is then inserted on top of it, the in-tree rdma_cm never
+# loaded), else the in-tree rdma_cm (the control, --no-xcma).
 #
 # 1. server: rpcbind, rpc.mountd, rpc.nfsd with its RDMA listener (20049)
 #    exporting a tmpfs
@@ -26,50 +26,10 @@
 #   XCMA_NFS_PLANT=corrupt   (make check's harness layer) a byte of one
 #                            source file changes after it was written:
 #                            io-v4.2 must fail on its checksum
-ip4=10.99.0.1
+name=nfs
+. ./consumer-lib.sh
 exp=/export
 mnt=/mnt/nfs
-fails=0
-pass() { echo "PASS nfs/$1"; }
-fail() { echo "FAIL nfs/$1: $2"; fails=$((fails + 1)); }
-say() { echo "nfs: $*"; }
-now() { cut -d' ' -f1 /proc/uptime; }
-# since T0: seconds, one decimal
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-
-# bounded SECS CMD...: CMD's status, or 124 once it ran SECS seconds (it is
-# then left running: an NFS call in D state cannot be killed)
-bounded() {
-	local secs=$1 n=0 pid
-	shift
-	"$@" &
-	pid=$!
-	while kill -0 $pid 2>/dev/null; do
-		[ $n -lt $((secs * 5)) ] || return 124
-		sleep 0.2
-		n=$((n + 1))
-	done
-	wait $pid
-}
-
-load() {
-	local m ko
-	for m in sunrpc nfsd nfs nfsv3 nfsv4; do
-		modprobe $m || { fail modules "modprobe $m"; return 1; }
-	done
-	if grep -q '^xcma ' /proc/modules; then
-		ko=$(find "/lib/modules/$(uname -r)" -name 'rpcrdma.ko')
-		[ -n "$ko" ] || { fail modules "no rpcrdma.ko"; return 1; }
-		insmod "$ko" || { fail modules "the stock rpcrdma.ko does not load on xcma"; return 1; }
-		grep -q '^rdma_cm ' /proc/modules && { fail modules "in-tree rdma_cm next to xcma"; return 1; }
-		cm=xcma
-	else
-		modprobe rpcrdma || { fail modules "modprobe rpcrdma"; return 1; }
-		cm=rdma_cm
-	fi
-	pass modules
-	say "rpcrdma loaded on $cm"
-}
 
 server() {
 	mkdir -p $exp /var/lib/nfs/v4recovery /run/rpcbind /etc
@@ -200,10 +160,8 @@ removal() {
 	else
 		fail removal-recovers "no file written within 180 s of the re-add"
 	fi
-	n=0
-	while kill -0 $wpid 2>/dev/null && [ $n -lt 600 ]; do sleep 0.2; n=$((n + 1)); done
-	kill -0 $wpid 2>/dev/null && fail removal-writer-ends "the writer did not end in 120 s" ||
-		pass removal-writer-ends
+	wait_gone $wpid 120 && pass removal-writer-ends ||
+		fail removal-writer-ends "the writer did not end in 120 s"
 	ok=$(wc -l </tmp/during.ok) err=$(wc -l </tmp/during.err)
 	say "removal: writer: $ok files written, $err failed"
 	bounded 60 umount $mnt || { fail removal-umount "umount failed"; return; }
@@ -226,22 +184,17 @@ removal() {
 }
 
 teardown() {
-	local m
 	bounded 60 rpc.nfsd 0 || fail teardown "rpc.nfsd 0"
 	exportfs -ua
 	killall rpc.mountd rpcbind 2>/dev/null
 	sleep 1
 	umount /proc/fs/nfsd
-	for m in nfsv4 nfsv3 nfs rpcrdma nfsd; do
-		bounded 60 rmmod $m || fail teardown "rmmod $m"
-	done
-	[ "$cm" = rdma_cm ] && { bounded 60 rmmod rdma_cm || fail teardown "rmmod rdma_cm"; }
+	unload nfsv4 nfsv3 nfs rpcrdma nfsd
 	[ $fails = 0 ] && pass teardown
 }
 
 T0=$(now)
-cm=
-if load; then
+if load_ulps 'sunrpc nfsd nfs nfsv3 nfsv4' rpcrdma; then
 	if server; then
 		if [ "${XCMA_NFS_PLANT:-}" = corrupt ]; then
 			io 4.2
