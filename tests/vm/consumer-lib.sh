@@ -89,6 +89,26 @@ find_disk() {
 	[ -n "$disk" ] && [ -b "$disk" ]
 }
 
+# pull_rxe0 UNIT: under a writer that logs each success to /tmp/during.ok
+# and each failure to /tmp/during.err, rxe0 deleted (it must return within
+# 120 s), 5 s without it, then added back at uptime $tadd; what the writer
+# did meanwhile is printed, counted in UNITs
+pull_rxe0() {
+	local t0 rc tdel n0 n1
+	t0=$(now)
+	bounded 120 rdma link delete rxe0
+	rc=$?
+	tdel=$(since "$t0")
+	n0=$(wc -l </tmp/during.ok)
+	say "removal: rdma link delete returned $rc after $tdel s, $n0 $1 written until then"
+	[ $rc = 0 ] && pass removal-delete-returns || fail removal-delete-returns "status $rc after $tdel s"
+	sleep 5
+	n1=$(wc -l </tmp/during.ok)
+	say "removal: while rxe0 was gone: $((n1 - n0)) $1 written, $(wc -l </tmp/during.err) failed"
+	rdma link add rxe0 type rxe netdev eth0 || fail removal-readd "rdma link add"
+	tadd=$(now)
+}
+
 # block_io: 8 MiB written to the disk with fsync, logout, a new login
 # (a new disk, nothing cached), read back and compared by checksum.
 #   XCMA_BLOCK_PLANT=corrupt: a byte of the source changes after the write
@@ -150,7 +170,7 @@ block_writer() {
 #             follows (the recovery time is from the set-up to its disk)
 # The kernel lines that match KERNEL_PATTERN are printed for the record.
 block_removal() {
-	local t0 tdel tadd rc recov n n0 n1 ok err bad s b
+	local t0 recov n ok err bad s b
 	dd if=/dev/urandom of=/tmp/before bs=65536 count=128 2>/dev/null
 	login removal || return
 	dd if=/tmp/before of=$disk bs=65536 conv=fsync 2>/dev/null ||
@@ -160,18 +180,7 @@ block_removal() {
 	block_writer &
 	wpid=$!
 	sleep 3
-	t0=$(now)
-	bounded 120 rdma link delete rxe0
-	rc=$?
-	tdel=$(since "$t0")
-	n0=$(wc -l </tmp/during.ok)
-	say "removal: rdma link delete returned $rc after $tdel s, $n0 blocks written until then"
-	[ $rc = 0 ] && pass removal-delete-returns || fail removal-delete-returns "status $rc after $tdel s"
-	sleep 5
-	n1=$(wc -l </tmp/during.ok)
-	say "removal: while rxe0 was gone: $((n1 - n0)) blocks written, $(wc -l </tmp/during.err) failed"
-	rdma link add rxe0 type rxe netdev eth0 || fail removal-readd "rdma link add"
-	tadd=$(now)
+	pull_rxe0 blocks
 	recov=
 	n=0
 	while [ "$2" = recovers ] && [ $n -lt 180 ] && kill -0 $wpid 2>/dev/null; do
