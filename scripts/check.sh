@@ -109,15 +109,14 @@ configfs_vm() {
 # users of the CM, unmodified, on xcma (CM xcma) or on the in-tree rdma_cm
 # (CM intree, the control: --no-xcma), in a VM of the stock KERNEL
 # (tests/vm/CONSUMER.sh); one result per check it prints,
-# consumers/<k>-<cm>-<consumer>-<check>, and one for the VM.
-#   CONSUMER_ENV='K=V ...'  the guest script's environment (plants)
+# consumers/<k>-<cm>-<consumer>-<check>, and one for the VM
 consumer_vm() {
 	local k=$1 cm=$2 what=$3 log=build/vm/consumers-$1-$2-$3.log vrc opts=
 	shift 3
 	[ "$cm" = intree ] && opts=--no-xcma
 	scripts/vm.sh -q -k "$k" --$what $opts -o "$log" -t 900 -f tests/vm/consumer-lib.sh \
 		-f "tests/vm/$what.sh" "$@" -- \
-		"${CONSUMER_ENV:-} sh /xcma/$what.sh" >"build/logs/consumers-$k-$cm-$what.log" 2>&1
+		"sh /xcma/$what.sh" >"build/logs/consumers-$k-$cm-$what.log" 2>&1
 	vrc=$?
 	grep -a "^$what: " "$log" | sed "s/^/  $k-$cm /"
 	grep -ao "^\(PASS\|FAIL\) $what/[^: ]*" "$log" | while read -r v c; do
@@ -978,8 +977,7 @@ one_layer() {
 				consumer_vm $k intree $c
 			done
 		done
-		# the checksum can fail: a byte of a source file changed after
-		# it was written over NFS must fail the read-back compare
+		# each consumer's checksum can fail (consumer_plant)
 		for c in nfs iser srp; do
 			consumer_plant $c
 		done

@@ -133,16 +133,28 @@ stage=$(mktemp -d /tmp/xcma-vm.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/sbin,xcma,lib/modules}
 
+# stage_libs FILE: the shared libraries FILE links against, at their paths;
+# one that cannot be found ends the run with its name
+stage_libs() {
+	local libs
+	libs=$(ldd "$1")
+	if grep -q 'not found' <<<"$libs"; then
+		echo "vm.sh: $1: $(grep 'not found' <<<"$libs" | tr -d '\t' | tr '\n' ' ')(scripts/deps.sh)" >&2
+		exit 1
+	fi
+	grep -o '/[^ ]*' <<<"$libs" | while read -r lib; do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+}
+
 # busybox, iproute2 and what they link against; iproute2 goes to
 # /usr/sbin in the VM (busybox has applets of the same names in /bin)
 cp /bin/busybox "$stage/bin/busybox"
 for b in ip rdma ${XCMA_VM_BINS:-}; do
 	src=$(command -v "$b") || { echo "vm.sh: $b not found" >&2; exit 1; }
 	cp -L "$src" "$stage/usr/sbin/$(basename "$b")"
-	ldd "$src" | grep -o '/[^ ]*' | while read -r lib; do
-		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
-	done
+	stage_libs "$src"
 done
 
 # rdma-core's userspace: librdmacm's tools, the rxe provider libibverbs
@@ -158,10 +170,7 @@ if [ $user = 1 ]; then
 		*.so) mkdir -p "$stage$(dirname "$src")"; cp -L "$src" "$stage$src" ;;
 		*) cp -L "$src" "$stage/usr/sbin/" ;;
 		esac
-		ldd "$src" | grep -o '/[^ ]*' | while read -r lib; do
-			mkdir -p "$stage$(dirname "$lib")"
-			cp -L "$lib" "$stage$lib"
-		done
+		stage_libs "$src"
 	done
 	cp -L "$libdir/libgcc_s.so.1" "$stage/lib/x86_64-linux-gnu/"
 	mkdir -p "$stage/etc/libibverbs.d"
@@ -177,19 +186,11 @@ fi
 # of their daemons), and the libraries they link against from the host
 croot=${XCMA_CACHE:-/var/cache/xcma}/consumers/root
 stage_consumer_bins() {
-	local b libs
+	local b
 	[ -f "$croot/.done" ] || { echo "vm.sh: no consumer userspace in $croot (scripts/deps.sh)" >&2; exit 1; }
 	for b in "$@"; do
 		cp "$croot/$b" "$stage/usr/sbin/"
-		libs=$(ldd "$croot/$b")
-		if grep -q 'not found' <<<"$libs"; then
-			echo "vm.sh: $b: $(grep 'not found' <<<"$libs" | tr -d '\t' | tr '\n' ' ')(scripts/deps.sh)" >&2
-			exit 1
-		fi
-		grep -o '/[^ ]*' <<<"$libs" | while read -r lib; do
-			mkdir -p "$stage$(dirname "$lib")"
-			cp -L "$lib" "$stage$lib"
-		done
+		stage_libs "$croot/$b"
 	done
 }
 # (iscsid serves only a peer whose uid has the name root)
